@@ -1,0 +1,169 @@
+"""The lexical judge: seed 001's deterministic NLP, no key, no model, no network.
+
+similarity(a, b) = 0.65 * Dice(significant tokens) + 0.35 * Jaro-Winkler(a, b)
+unsupported      = share of the output's significant tokens absent from the context
+toxicity         = share of tokens flagged by a profanity word list
+
+Each question is answered from its operands; the raw signal becomes p(true) through the
+calibration in `calibration.LEXICAL`. It sees words, not meaning: it approximates the judge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from rapidfuzz.distance import Jaro
+
+from ..questions import (
+    ATTRIBUTABLE_TO,
+    CONTRADICTS,
+    HELPS_ANSWER,
+    RELEVANT_TO,
+    SUPPORTED_BY,
+    TOXIC,
+    Question,
+)
+from . import calibration
+from .base import Answers
+
+_WORD = re.compile(r"\w+")
+DICE_WEIGHT = 0.65
+JARO_WINKLER_WEIGHT = 0.35
+PREFIX_SCALE = 0.1  # Winkler's standard prefix weight, over at most four characters
+
+
+@lru_cache(maxsize=1)
+def stopwords() -> frozenset[str]:
+    """English stopwords from the `stopwords` package (the classic 175-word list)."""
+    import stopwords as package
+
+    return frozenset(w for w in package.get_stopwords("english") if w)
+
+
+@lru_cache(maxsize=1)
+def profanity() -> tuple[frozenset[str], tuple[tuple[str, ...], ...]]:
+    """better-profanity's word list: single words, and multi-word phrases as token tuples."""
+    text = resources.files("better_profanity").joinpath("profanity_wordlist.txt").read_text("utf-8")
+    words, phrases = set(), []
+    for line in text.splitlines():
+        toks = tuple(_WORD.findall(line.lower()))
+        if len(toks) == 1:
+            words.add(toks[0])
+        elif toks:
+            phrases.append(toks)
+    return frozenset(words), tuple(phrases)
+
+
+def tokens(text: str) -> list[str]:
+    """Lowercased word tokens."""
+    return _WORD.findall(text.lower())
+
+
+@lru_cache(maxsize=16384)
+def significant_tokens(text: str) -> frozenset[str]:
+    """Tokens that carry meaning: not stopwords and longer than two characters (seed 001)."""
+    stop = stopwords()
+    return frozenset(t for t in tokens(text) if len(t) > 2 and t not in stop)
+
+
+def dice(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return 2 * len(a & b) / (len(a) + len(b))
+
+
+def jaro_winkler(a: str, b: str) -> float:
+    """Jaro-Winkler with the prefix boost always applied, as JS `natural` does."""
+    a, b = a.lower(), b.lower()
+    j = Jaro.similarity(a, b)
+    prefix = 0
+    for x, y in zip(a[:4], b[:4], strict=False):
+        if x != y:
+            break
+        prefix += 1
+    return j + prefix * PREFIX_SCALE * (1 - j)
+
+
+@lru_cache(maxsize=16384)
+def similarity(a: str, b: str) -> float:
+    """Seed 001's blend: 0.65 * Dice(significant tokens) + 0.35 * Jaro-Winkler."""
+    return (DICE_WEIGHT * dice(significant_tokens(a), significant_tokens(b))
+            + JARO_WINKLER_WEIGHT * jaro_winkler(a, b))
+
+
+def unsupported_share(output: str, context: Iterable[str]) -> float:
+    """Share of the output's significant tokens found nowhere in the context."""
+    said = significant_tokens(output)
+    if not said:
+        return 0.0
+    known = frozenset().union(*(significant_tokens(c) for c in context))
+    return len(said - known) / len(said)
+
+
+def flagged_share(text: str) -> float:
+    """Share of the text's tokens that the profanity list flags (phrases flag every token)."""
+    toks = tokens(text)
+    if not toks:
+        return 0.0
+    words, phrases = profanity()
+    flagged = {i for i, t in enumerate(toks) if t in words}
+    for phrase in phrases:
+        n = len(phrase)
+        for i in range(len(toks) - n + 1):
+            if tuple(toks[i:i + n]) == phrase:
+                flagged.update(range(i, i + n))
+    return len(flagged) / len(toks)
+
+
+def signal(question: Question, state: Mapping[str, Any]) -> tuple[str, float]:
+    """(calibration family, raw seed-001 signal) for one question."""
+    subject = _text(question.subject.resolve(state))
+    if question.relation == TOXIC:
+        return "toxicity", flagged_share(subject)
+    refs = [_texts(r.resolve(state)) for r in question.against]
+    against = [t for texts in refs for t in texts if t.strip()]
+    if question.relation == CONTRADICTS:
+        # Only an output that talks about this chunk can contradict it; what it says beyond
+        # the whole context is the seed's unsupported-content ratio.
+        if not against or not significant_tokens(subject) & significant_tokens(against[0]):
+            return "unsupported", 0.0
+        return "unsupported", unsupported_share(subject, _texts(state.get("context")))
+    if question.relation in (HELPS_ANSWER, RELEVANT_TO, SUPPORTED_BY, ATTRIBUTABLE_TO):
+        return "similarity", max((similarity(subject, t) for t in against), default=0.0)
+    raise ValueError(f"the lexical judge has no rule for relation {question.relation!r}")
+
+
+class LexicalJudge:
+    """Deterministic word-overlap judge: instant, free, and blind to meaning."""
+
+    name = "lexical"
+    approximates = True
+    note = ("Word overlap and a profanity list (seed 001), not a language model: paraphrases "
+            "score low and reused wording scores high. It approximates the hosted judge.")
+
+    def answer(self, state: Mapping[str, Any], questions: Mapping[str, Question]) -> Answers:
+        p = {}
+        for qid, q in questions.items():
+            family, x = signal(q, state)
+            p[qid] = calibration.LEXICAL[family](x)
+        return Answers(p)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n\n".join(v for v in value if isinstance(v, str))
+    return ""
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []

@@ -1,0 +1,102 @@
+"""Result shapes (seed 000 "What to send") and the arithmetic every evaluator shares."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+VERDICT_CUTOFF = 0.5  # a question counts as "yes" when p(true) >= 0.5
+
+
+def is_yes(p: float) -> bool:
+    return p >= VERDICT_CUTOFF
+
+
+def label(score: float) -> str:
+    """'nn% yes', rounded half up so 0.125 reads 13% and 0.5 reads 50%."""
+    return f"{math.floor(score * 100 + 0.5)}% yes"
+
+
+def confidence(p: float) -> float:
+    """|p - 0.5| * 2: how far from a coin flip (TypeSafe's two-option choice confidence)."""
+    return abs(p - 0.5) * 2
+
+
+def passes(score: float, threshold: float, higher_is_better: bool) -> bool:
+    """Good-thing metrics pass at or above the threshold; bad-thing metrics at or below it."""
+    return score >= threshold if higher_is_better else score <= threshold
+
+
+@dataclass(frozen=True)
+class Detail:
+    """One question's row: what was asked, the judge's p(true), and the verdict in words."""
+
+    id: str
+    question: str
+    p: float
+    verdict: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "question": self.question, "p": self.p, "verdict": self.verdict}
+
+
+@dataclass(frozen=True)
+class Result:
+    """One evaluator's outcome on one case. `score` is None when the evaluator was skipped."""
+
+    evaluator: str
+    score: float | None
+    threshold: float
+    higher_is_better: bool
+    reason: str
+    details: tuple[Detail, ...] = field(default_factory=tuple)
+
+    @property
+    def skipped(self) -> bool:
+        return self.score is None
+
+    @property
+    def label(self) -> str:
+        return "skipped" if self.score is None else label(self.score)
+
+    @property
+    def confidence(self) -> float | None:
+        return None if self.score is None else confidence(self.score)
+
+    @property
+    def probabilities(self) -> dict[str, float] | None:
+        return None if self.score is None else {"yes": self.score, "no": 1.0 - self.score}
+
+    @property
+    def passed(self) -> bool | None:
+        if self.score is None:
+            return None
+        return passes(self.score, self.threshold, self.higher_is_better)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "score": self.score,
+            "label": self.label,
+            "confidence": self.confidence,
+            "probabilities": self.probabilities,
+            "passed": self.passed,
+            "threshold": self.threshold,
+            "higher_is_better": self.higher_is_better,
+            "reason": self.reason,
+            "skipped": self.skipped,
+            "details": [d.to_dict() for d in self.details],
+        }
+
+
+def skipped(evaluator: str, threshold: float, higher_is_better: bool, reason: str) -> Result:
+    """A defined result for an evaluator that had nothing to judge: no score, never a fake one."""
+    return Result(evaluator, None, threshold, higher_is_better, reason)
+
+
+def case_passed(results: dict[str, Result]) -> bool | None:
+    """A case passes only if every scored evaluator passes; None when nothing was scored."""
+    scored = [r for r in results.values() if not r.skipped]
+    if not scored:
+        return None
+    return all(r.passed for r in scored)
