@@ -168,7 +168,8 @@ def _parts(state: dict[str, Any]) -> tuple[tuple[str, int], ...]:
     """Estimated tokens each field or chunk adds to the state, largest first."""
     repeat = 2 if "context_statements" in state else 1  # its sentences repeat every chunk
     parts = [(n, estimate_tokens(state[n])) for n in ("input", "output", "expected") if n in state]
-    parts += [(f"context[{i}]", estimate_tokens(c) * repeat) for i, c in enumerate(state["context"])]
+    chunks = enumerate(state["context"])
+    parts += [(f"context[{i}]", estimate_tokens(c) * repeat) for i, c in chunks]
     return tuple(sorted(parts, key=lambda p: -p[1]))
 
 

@@ -14,7 +14,9 @@ PURPOSE = "How relevant the output is to the input, sentence by sentence."
 NEEDS = ("input", "output")
 THRESHOLD = 0.5
 HIGHER_IS_BETTER = True
-QUESTION = "`output_sentences[{i}]` is relevant to answering `input`. Judge this sentence on its own."
+QUESTION = (
+    "`output_sentences[{i}]` is relevant to answering `input`. Judge this sentence on its own."
+)
 SCORE_RULE = "output sentences relevant to the input / all output sentences"
 VERDICTS = ("relevant", "off-topic")
 REACH_FOR_IT_WHEN = (

@@ -14,7 +14,10 @@ PURPOSE = "Whether the retrieved context as a whole is on-topic for the input (s
 NEEDS = ("input", "context")
 THRESHOLD = 0.5
 HIGHER_IS_BETTER = True
-QUESTION = "`context_statements[{i}]` is relevant to answering `input`. Judge this statement on its own."
+QUESTION = (
+    "`context_statements[{i}]` is relevant to answering `input`. "
+    "Judge this statement on its own."
+)
 SCORE_RULE = (
     "1.0 when at least 80% of the context's statements are relevant, else 0.0 (Galtea's binary "
     "score); the reason gives the ratio, which is DeepEval's ContextualRelevancy score"

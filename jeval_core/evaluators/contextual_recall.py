@@ -14,7 +14,9 @@ PURPOSE = "How much of the expected answer can be attributed to the retrieved co
 NEEDS = ("expected", "context")
 THRESHOLD = 0.5
 HIGHER_IS_BETTER = True
-QUESTION = "`expected_sentences[{i}]` can be attributed to `context`. Judge this sentence on its own."
+QUESTION = (
+    "`expected_sentences[{i}]` can be attributed to `context`. Judge this sentence on its own."
+)
 SCORE_RULE = "sentences of `expected` attributable to the context / all its sentences"
 VERDICTS = ("attributable", "not attributable")
 REACH_FOR_IT_WHEN = (
