@@ -5,7 +5,8 @@ unsupported      = share of the output's significant tokens absent from the cont
 toxicity         = share of tokens flagged by a profanity word list
 
 Each question is answered from its operands; the raw signal becomes p(true) through the
-calibration in `calibration.LEXICAL`. It sees words, not meaning: it approximates the judge.
+per-relation calibration in `calibration.LEXICAL`. It sees words, not meaning: it
+approximates the judge.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def flagged_share(text: str) -> float:
 
 
 def signal(question: Question, state: Mapping[str, Any]) -> tuple[str, float]:
-    """(calibration family, raw seed-001 signal) for one question."""
+    """(what the signal measures, raw seed-001 signal) for one question."""
     subject = _text(question.subject.resolve(state))
     if question.relation == TOXIC:
         return "toxicity", flagged_share(subject)
@@ -148,8 +149,8 @@ class LexicalJudge:
     def answer(self, state: Mapping[str, Any], questions: Mapping[str, Question]) -> Answers:
         p = {}
         for qid, q in questions.items():
-            family, x = signal(q, state)
-            p[qid] = calibration.LEXICAL[family](x)
+            _, x = signal(q, state)
+            p[qid] = calibration.LEXICAL[q.relation](x)
         return Answers(p)
 
 
