@@ -155,7 +155,8 @@ def pack(case: Case, names: Sequence[str], model: str = DEFAULT_MODEL) -> Packed
 def _state(case: Case, questions: Iterable[Question]) -> dict[str, Any]:
     named = {n for q in questions for n in q.names()}
     state: dict[str, Any] = {"input": case.input, "output": case.output}
-    if case.expected is not None:
+    if case.expected is not None or "expected" in named:
+        # Seed 000's fixed text names `expected` "if present": say plainly that it is not.
         state["expected"] = case.expected
     state["context"] = list(case.context)
     for name in DERIVED:
