@@ -20,7 +20,6 @@ from .request import DEFAULT_MODEL, default_evaluators, pack
 from .scoring import Report, score
 
 BAD_INPUT = 2
-DEFAULT_JUDGE = "lexical"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
-        _fail("choose a command: request or score (see `jeval --help`)")
+        _fail("choose a command: request, score or models (see `jeval --help`)")
     try:
         return args.run(args)
     except JevalError as err:
@@ -65,13 +64,21 @@ def _build_parser() -> _Parser:
     scorer = sub.add_parser("score", help="score a case and print the results")
     scorer.add_argument("case", metavar="CASE.json", help=case_help)
     scorer.add_argument("--evaluators", help=evaluators_help)
-    scorer.add_argument("--judge", default=DEFAULT_JUDGE, choices=judges.NAMES,
-                        help=f"who answers the questions (default: {DEFAULT_JUDGE})")
+    scorer.add_argument("--judge", default=judges.DEFAULT, choices=judges.NAMES,
+                        help=f"who answers the questions (default: {judges.DEFAULT}, offline); "
+                        "jev reads its key from TYPESAFE_API_KEY or asks for it")
+    scorer.add_argument("--base-url", help="Jev-compatible server for --judge jev "
+                        "(default: $TYPESAFE_BASE_URL or https://api.typesafe.ai)")
     scorer.add_argument("--model", default=DEFAULT_MODEL, help="model name sent in the body")
     scorer.add_argument("--format", default="text", choices=("json", "text"))
     scorer.add_argument("--check", action="store_true",
                         help="exit 1 when the case does not pass (for CI gates)")
     scorer.set_defaults(run=_run_score)
+
+    models = sub.add_parser("models", help="list the models a Jev-compatible server offers")
+    models.add_argument("--base-url", help="server root (default: $TYPESAFE_BASE_URL or "
+                        "https://api.typesafe.ai)")
+    models.set_defaults(run=_run_models)
     return parser
 
 
@@ -87,12 +94,35 @@ def _run_request(args: argparse.Namespace) -> int:
 
 def _run_score(args: argparse.Namespace) -> int:
     case, names = _load(args.case, args.evaluators)
-    report = score(case, names, judges.get(args.judge), args.model)
+    judge = (_jev(args.base_url, args.model) if args.judge == "jev"
+             else judges.get(args.judge))
+    report = score(case, names, judge, args.model)
     if args.format == "json":
         _print_json(report.to_dict())
     else:
         print(render_text(report))
     return 1 if args.check and report.passed is not True else 0
+
+
+def _run_models(args: argparse.Namespace) -> int:
+    judge = _jev(args.base_url, DEFAULT_MODEL)
+    for model in judge.models():
+        released = model.get("release_date") or ""
+        print(f"{model['name']:24} {released:12} {model.get('description') or ''}".rstrip())
+    return 0
+
+
+def _jev(base_url: str | None, model: str) -> judges.Judge:
+    """The hosted judge; its key comes from the environment or a hidden prompt, never argv."""
+    from .judges.jev import JevJudge, key_from_env, normalise_base_url
+
+    url = normalise_base_url(base_url)
+    key = key_from_env(url)
+    if key is None and sys.stdin.isatty():
+        import getpass
+
+        key = getpass.getpass("Jev API key (input hidden; Enter for none): ").strip() or None
+    return JevJudge(api_key=key, base_url=url, model=model)
 
 
 def _load(path: str, evaluators_arg: str | None) -> tuple[Case, list[str]]:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import evaluators
+from . import evaluators, judges
 from .case import Case
 from .errors import JudgeError
 from .judges import Answers, Judge, Usage
@@ -61,13 +61,15 @@ def score(
     judge: Judge | None = None,
     model: str = DEFAULT_MODEL,
 ) -> Report:
-    """Score `case` with the evaluators `names` (default: all that apply) in one request."""
-    if judge is None:
-        from .judges.lexical import LexicalJudge
+    """Score `case` with the evaluators `names` (default: all that apply) in one request.
 
-        judge = LexicalJudge()
+    The judge defaults to the local one (offline, no key). A judge with its own `model`
+    (the hosted one) decides the model named in the request.
+    """
+    if judge is None:
+        judge = judges.get(judges.DEFAULT)
     names = list(names) if names else default_evaluators(case)
-    packed = pack(case, names, model)
+    packed = pack(case, names, getattr(judge, "model", None) or model)
     packed.check_budget()
     started = time.perf_counter()
     answers = judge.answer(packed.state, packed.asked) if packed.asked else Answers({})

@@ -59,7 +59,7 @@ def test_case_can_come_from_stdin():
 
 
 def test_check_exits_one_when_the_case_fails():
-    case = str(EXAMPLES / "toxic_answer.json")
+    case = str(EXAMPLES / "hallucinated_answer.json")
     assert jeval("score", case, "--evaluators", "hallucination").returncode == 0
     assert jeval("score", case, "--evaluators", "hallucination", "--check").returncode == 1
 

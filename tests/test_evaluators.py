@@ -109,7 +109,7 @@ def test_empty_output_skips_output_evaluators(seed_case):
 
 
 def test_a_case_passes_only_if_every_evaluator_passes():
-    report = score(load_case("toxic_answer"), ["chunk_relevance", "hallucination"])
+    report = score(load_case("hallucinated_answer"), ["chunk_relevance", "hallucination"])
     verdicts = [r.passed for r in report.results.values()]
     assert report.passed is all(verdicts)
     assert False in verdicts and report.passed is False

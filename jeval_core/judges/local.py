@@ -70,7 +70,7 @@ class LocalJudge:
         self._model = model
 
     @property
-    def model(self) -> Embedder:
+    def embedder(self) -> Embedder:
         if self._model is None:
             self._model = embedder()
         return self._model
@@ -96,7 +96,7 @@ class LocalJudge:
             elif q.relation != TOXIC:
                 wanted.update(dict.fromkeys([subject, *against]))
         texts = list(wanted)
-        vectors = dict(zip(texts, self.model.embed(texts), strict=True))
+        vectors = dict(zip(texts, self.embedder.embed(texts), strict=True))
         toxic_ids = [qid for qid, q in questions.items() if q.relation == TOXIC]
         toxic_p = dict(zip(toxic_ids, profanity_probability(
             [operands[qid][0] for qid in toxic_ids]), strict=True))
