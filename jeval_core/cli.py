@@ -26,6 +26,14 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage mistake is one line and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
+        prefix = "unrecognized arguments: "
+        if message.startswith(prefix):
+            # Never echo stray values: one of them may be a key pasted on the command line.
+            flags = [a.split("=")[0] for a in message[len(prefix):].split() if a.startswith("-")]
+            message = f"unrecognized option(s): {' '.join(flags)}" if flags else (
+                "unexpected extra argument(s)")
+            if any("key" in f.lower() for f in flags):
+                message += "; the API key is read from TYPESAFE_API_KEY, never from arguments"
         _fail(f"{message} (see `{self.prog} --help`)")
 
 

@@ -1,21 +1,35 @@
 """The `jeval` command through a real subprocess: JSON contract and one-line errors."""
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 from conftest import EXAMPLES, ROOT
+from jev_servers import MockProcess
 from test_questions import SEED_QUESTIONS
+
+KEY = "sk-cli-test-5555aaaa"
 
 SEED = str(EXAMPLES / "jev_pricing.json")
 
 
-def jeval(*args, stdin=None):
+def jeval(*args, stdin=None, env=None):
+    clean = {k: v for k, v in os.environ.items() if k not in ("TYPESAFE_API_KEY",
+                                                              "TYPESAFE_BASE_URL")}
     return subprocess.run(
         [sys.executable, "-m", "jeval_core.cli", *args],
-        capture_output=True, text=True, input=stdin, cwd=ROOT, timeout=60,
+        capture_output=True, text=True, input=stdin, cwd=ROOT, timeout=120,
+        env={**clean, **(env or {})},
     )
+
+
+@pytest.fixture(scope="module")
+def keyed_mock():
+    server = MockProcess("--key", KEY)
+    yield server
+    server.stop()
 
 
 def test_score_json_has_the_contract_shape():
@@ -31,6 +45,42 @@ def test_score_json_has_the_contract_shape():
     assert result["label"] == "50% yes"
     assert [d["question"] for d in result["details"]] == SEED_QUESTIONS
     assert set(result["details"][0]) == {"id", "question", "p", "verdict"}
+
+
+def test_the_default_judge_is_local_and_offline():
+    out = json.loads(jeval("score", SEED, "--format", "json").stdout)
+    assert out["judge"] == "local"
+    assert out["results"]["chunk_relevance"]["label"] == "50% yes"
+    assert out["usage"] == {"input_tokens": 0, "requests": 0}
+
+
+def test_score_with_the_hosted_judge_reads_the_key_from_the_environment(keyed_mock):
+    run = jeval("score", SEED, "--judge", "jev", "--base-url", keyed_mock.url, "--format",
+                "json", env={"TYPESAFE_API_KEY": KEY})
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["judge"] == "jev" and out["usage"]["requests"] == 1
+    assert out["usage"]["input_tokens"] > 0 and out["cost_usd"] > 0
+    assert KEY not in run.stdout + run.stderr
+
+
+def test_a_rejected_key_is_one_line_and_exit_2(keyed_mock):
+    run = jeval("score", SEED, "--judge", "jev", "--base-url", keyed_mock.url,
+                env={"TYPESAFE_API_KEY": "sk-wrong-key-9999"})
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
+    assert "(401)" in run.stderr and "sk-wrong-key-9999" not in run.stderr
+
+
+@pytest.mark.parametrize("args", [("--api-key", KEY), (f"--api-key={KEY}",), (KEY,)])
+def test_the_key_is_never_an_argument_nor_echoed(args):
+    run = jeval("score", SEED, "--judge", "jev", *args)
+    assert run.returncode == 2 and KEY not in run.stderr
+
+
+def test_models_lists_the_servers_models(keyed_mock):
+    run = jeval("models", "--base-url", keyed_mock.url, env={"TYPESAFE_API_KEY": KEY})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[0].startswith("jev-latest")
 
 
 def test_score_text_is_a_readable_table():
@@ -103,6 +153,9 @@ BAD_INPUTS = {
                                      '{"input": "q", "context": ["a"], "evaluators": ["x"]}')],
         "unknown evaluator 'x'"),
     "unknown judge": (lambda tmp: ["score", SEED, "--judge", "oracle"], "invalid choice"),
+    "a base URL that is not http": (
+        lambda tmp: ["score", SEED, "--judge", "jev", "--base-url", "ftp://example.org"],
+        "not an http(s) address"),
     "over-budget chunk": (
         lambda tmp: ["request", _write(tmp, "c.json", json.dumps(
             {"input": "q", "context": ["small", "word " * 30_000]}))],
