@@ -1,4 +1,4 @@
-"""How long scoring takes with the lexical judge; prints figures, asserts nothing.
+"""How long the CLI and the lexical judge take; prints figures, asserts nothing.
 
     python bench/score_speed.py
 
@@ -47,14 +47,15 @@ def main() -> None:
         subprocess.run([sys.executable, "-c", code], check=True)
         import_ms.append((time.perf_counter() - started) * 1000)
     print(line("python start + import jeval_core (5 runs)", import_ms))
-    cli_ms = []
-    for _ in range(5):
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "jeval_core.cli", "score",
-                        str(EXAMPLES / "jev_pricing.json"), "--format", "json"],
-                       check=True, capture_output=True)
-        cli_ms.append((time.perf_counter() - started) * 1000)
-    print(line("jeval score jev_pricing.json --format json (5 runs)", cli_ms))
+    for judge_name in ("lexical", "local"):
+        cli_ms = []
+        for _ in range(5):
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "jeval_core.cli", "score",
+                            str(EXAMPLES / "jev_pricing.json"), "--format", "json",
+                            "--judge", judge_name], check=True, capture_output=True)
+            cli_ms.append((time.perf_counter() - started) * 1000)
+        print(line(f"jeval score jev_pricing.json --judge {judge_name} (5 runs)", cli_ms))
     for name in ("jev_pricing", "noisy_retrieval"):
         case = Case.from_dict(json.loads((EXAMPLES / f"{name}.json").read_text()))
         label = f"{name} ({len(case.context)} chunks, all {len(NAMES)} evaluators)"

@@ -5,7 +5,11 @@ from hypothesis import strategies as st
 
 from jeval_core import Case, JevalError, score
 from jeval_core.evaluators import NAMES
+from jeval_core.judges.lexical import LexicalJudge
+from jeval_core.judges.local import LocalJudge
 from jeval_core.request import pack
+
+JUDGES = st.sampled_from([LocalJudge(), LexicalJudge()])
 
 text = st.text(max_size=300)
 chunks = st.lists(st.text(max_size=120), max_size=200)
@@ -13,12 +17,13 @@ names = st.lists(st.sampled_from(NAMES), min_size=1, max_size=len(NAMES), unique
 maybe_text = st.none() | text
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(input=text, output=text, expected=maybe_text, context=chunks, chosen=names)
-def test_scoring_never_raises_anything_but_our_error(input, output, expected, context, chosen):
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(input=text, output=text, expected=maybe_text, context=chunks, chosen=names, judge=JUDGES)
+def test_scoring_never_raises_anything_but_our_error(input, output, expected, context, chosen,
+                                                     judge):
     case = Case(input, output, expected, tuple(context))
     try:
-        report = score(case, chosen)
+        report = score(case, chosen, judge)
     except JevalError:
         return
     assert list(report.results) == chosen
