@@ -111,6 +111,19 @@ class Packed:
             raise BudgetError(problem)
 
 
+def one_call_per_question(packed: Packed) -> tuple[int, int]:
+    """(requests, estimated input tokens) if each question went alone with just its operands.
+
+    That is how RAGAS (a call per chunk) and DeepEval (a call per verdict) ask; their prompt
+    templates come on top of this, so the figure understates what they send.
+    """
+    tokens = 0
+    for wid, q in packed.asked.items():
+        state = {str(ref): ref.resolve(packed.state) for ref in (q.subject, *q.against)}
+        tokens += estimate_tokens(state) + estimate_tokens({wid: q.wire()})
+    return len(packed.asked), tokens
+
+
 def default_evaluators(case: Case) -> list[str]:
     """chunk_relevance plus every evaluator whose fields the case has."""
     chosen = [n for n, e in evaluators.EVALUATORS.items() if e.missing(case) is None]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import evaluators, judges
@@ -26,6 +26,7 @@ class Report:
     usage: Usage
     latency_s: float
     approximates: bool
+    answers: dict[str, float] = field(default_factory=dict)  # p(true) by question id as sent
     model: str | None = None
     request_id: str | None = None
 
@@ -37,6 +38,24 @@ class Report:
     @property
     def cost_usd(self) -> float:
         return cost_usd(self.usage.input_tokens)
+
+    def rows(self, evaluator: str) -> list[dict[str, Any]]:
+        """One row per question of `evaluator`: what it judged (name and text), p, verdict."""
+        result = self.results[evaluator]
+        questions = {q.id: q for q in self.packed.plan.get(evaluator, [])}
+        rows = []
+        for d in result.details:
+            subject = questions[d.id].subject
+            text = subject.resolve(self.packed.state)
+            rows.append({"id": d.id, "judged": str(subject),
+                         "text": text if isinstance(text, str) else "", "p": d.p,
+                         "verdict": d.verdict, "question": d.question})
+        return rows
+
+    def questions(self) -> list[dict[str, Any]]:
+        """The questions as sent (shared ones once): id, verbatim text, p(true)."""
+        return [{"id": wid, "question": q.text, "p": self.answers.get(wid)}
+                for wid, q in self.packed.asked.items()]
 
     def to_dict(self) -> dict[str, Any]:
         """The `jeval score --format json` contract."""
@@ -82,6 +101,7 @@ def score(
         usage=answers.usage,
         latency_s=latency,
         approximates=judge.approximates,
+        answers=dict(answers.p),
         model=answers.model,
         request_id=answers.request_id,
     )

@@ -1,43 +1,189 @@
-"""Playground (first cut): the seed example scored offline, with every question verbatim.
+"""Playground: edit one case and see every question, probability and verdict, live."""
 
-The live editor arrives with the playground issue; this page already reads only from
-jeval_core and shows untrusted text inert (st.text / dataframes, never markdown).
-"""
+from __future__ import annotations
 
 import json
-from pathlib import Path
+import time
 
-import pandas as pd
 import streamlit as st
 
-from jeval_core import Case, score
-from jeval_core.judges.lexical import LexicalJudge
-
-EXAMPLE = Path(__file__).resolve().parent.parent / "assets" / "examples" / "jev_pricing.json"
-
-
-@st.cache_data
-def scored(case: Case) -> dict:
-    return score(case, ["chunk_relevance"], LexicalJudge()).to_dict()
+from jeval_core import Case, CaseError, JevalError, Report, score, share
+from jeval_core.evaluators import NAMES
+from jeval_core.judges import get as get_judge
+from jeval_core.request import default_evaluators, pack
+from pages import draw, session
 
 
-case = Case.from_dict(json.loads(EXAMPLE.read_text()))
-report = scored(case)
-result = report["results"]["chunk_relevance"]
+@st.cache_resource(show_spinner="Loading the offline judge…")
+def offline_judge(name: str):
+    return get_judge(name)
 
-st.title("jeval playground")
-st.caption("Seed example, scored by the lexical judge (word overlap: it approximates Jev).")
-st.text(f"input: {case.input}")
-col_score, col_label, col_pass = st.columns(3)
-col_score.metric("chunk_relevance", f"{result['score']:.2f}")
-col_label.metric("label", result["label"])
-col_pass.metric("passed", "PASS" if result["passed"] else "FAIL")
-st.text(result["reason"])
-rows = [
-    {"id": d["id"], "chunk": case.context[i], "p": round(d["p"], 3), "verdict": d["verdict"],
-     "question (verbatim)": d["question"]}
-    for i, d in enumerate(result["details"])
-]
-st.dataframe(pd.DataFrame(rows), hide_index=True)
-st.subheader("The one request")
-st.code(json.dumps(report["request"], indent=2, ensure_ascii=False), language="json")
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def score_offline(case: Case, names: tuple[str, ...], judge: str) -> Report:
+    return score(case, list(names), offline_judge(judge))
+
+
+def on_example() -> None:
+    session.load(*session.read_example(st.session_state["example"]))
+
+
+def on_upload() -> None:
+    upload = st.session_state.get("upload")
+    if upload is None:
+        return
+    try:
+        data = json.loads(upload.getvalue().decode("utf-8-sig"))
+        case = Case.from_dict(data)
+        names = data.get("evaluators") or default_evaluators(case)
+        if not isinstance(names, list) or not all(n in NAMES for n in names):
+            raise CaseError('"evaluators" must list known evaluator names')
+    except (UnicodeDecodeError, ValueError):
+        st.session_state["notice"] = (f"{upload.name} is not a UTF-8 JSON case file; "
+                                      "nothing was changed")
+    except CaseError as err:
+        st.session_state["notice"] = f"{upload.name}: {err}; nothing was changed"
+    else:
+        session.load(case, names)
+
+
+def on_paste(replace: bool) -> None:
+    chunks = session.split_chunks(st.session_state.get("paste", ""))
+    if chunks:
+        session.add_chunks(chunks, replace=replace)
+        st.session_state["paste"] = ""
+
+
+def editor() -> None:
+    """Input, output, expected, the chunk list and the evaluators."""
+    st.text_area("input — the user's question", key="input", height=68,
+                 persist_state="session")
+    st.text_area("output — the answer to judge", key="output", height=100,
+                 persist_state="session")
+    st.text_area("expected — a reference answer (optional)", key="expected", height=68,
+                 persist_state="session")
+    ids = st.session_state["chunk_ids"]
+    st.markdown(f"**context** — {len(ids)} retrieved chunks, in rank order")
+    for pos, uid in enumerate(ids):
+        text_col, up, down, drop = st.columns([12, 1, 1, 1], vertical_alignment="center",
+                                              gap="small")
+        text_col.text_area(f"context[{pos}]", key=f"chunk_{uid}", height=68,
+                           persist_state="session")
+        up.button("", icon=":material/arrow_upward:", key=f"up_{uid}", type="tertiary",
+                  on_click=session.move_chunk, args=(uid, -1), disabled=pos == 0,
+                  help="move up")
+        down.button("", icon=":material/arrow_downward:", key=f"down_{uid}", type="tertiary",
+                    on_click=session.move_chunk, args=(uid, 1), disabled=pos == len(ids) - 1,
+                    help="move down")
+        drop.button("", icon=":material/close:", key=f"drop_{uid}", type="tertiary",
+                    on_click=session.delete_chunk, args=(uid,), help="delete this chunk")
+    st.button("Add a chunk", on_click=session.add_chunks, args=([""],))
+    with st.expander("Paste many chunks at once (separated by blank lines)"):
+        st.text_area("chunks", key="paste", height=120, label_visibility="collapsed")
+        left, right = st.columns(2)
+        left.button("Append them", on_click=on_paste, args=(False,))
+        right.button("Replace all chunks", on_click=on_paste, args=(True,))
+    st.multiselect("evaluators", NAMES, key="evaluators", persist_state="session")
+
+
+def sharing(case: Case) -> None:
+    names = st.session_state.get("evaluators") or []
+    judge = st.session_state.get("judge")
+    left, mid = st.columns(2)
+    if left.button("Copy link to this case", width="stretch"):
+        token = share.encode(case, names, judge)
+        st.query_params["case"] = token
+        base = st.context.url.split("?")[0] if st.context.url else ""
+        st.session_state["link"] = f"{base}?case={token}"
+    payload = {**case.to_dict(), "evaluators": names}
+    mid.download_button("Download case JSON", json.dumps(payload, indent=2, ensure_ascii=False),
+                        file_name="case.json", mime="application/json", width="stretch")
+    st.file_uploader("Upload a case JSON", type=["json"], key="upload", on_change=on_upload)
+    if st.session_state.get("link"):
+        st.code(st.session_state["link"], language=None, wrap_lines=True)
+
+
+def run_scoring(case: Case, names: list[str]) -> tuple[Report | None, str | None]:
+    """Offline judges score on every commit; the hosted one only when asked."""
+    judge = st.session_state.get("judge", "local")
+    signature = (case, tuple(names), judge)
+    if judge != "jev":
+        try:
+            return score_offline(case, tuple(names), judge), None
+        except JevalError as err:
+            return None, str(err)
+    packed = pack(case, names, st.session_state.get("jev_model") or "jev-latest")
+    ask = st.button(f"Score with Jev (1 request, ~{packed.tokens.total:,} tokens, "
+                    f"~${packed.cost_usd:.6f})", type="primary")
+    if ask:
+        try:
+            judge_obj = session.jev_from_settings()
+            try:
+                report = score(case, names, judge_obj)
+            finally:
+                judge_obj.close()
+            st.session_state["jev_result"] = (signature, report)
+        except JevalError as err:
+            return None, str(err)
+    saved = st.session_state.get("jev_result")
+    if saved is None:
+        return None, None
+    return saved[1], None
+
+
+@st.fragment
+def workbench() -> None:
+    inputs, results = st.columns([4, 6], gap="large")
+    with inputs:
+        st.selectbox("example", list(session.examples()), key="example",
+                     on_change=on_example, index=None, placeholder="Load an example…")
+        editor()
+        case = session.current_case()
+        sharing(case)
+        if st.session_state.get("notice"):
+            st.warning(st.session_state.pop("notice"))
+    names = st.session_state.get("evaluators") or []
+    with results:
+        if not names:
+            st.info("Pick at least one evaluator.")
+            return
+        started = time.perf_counter()
+        report, error = run_scoring(case, names)
+        if report is not None:
+            st.session_state["last_good"] = ((case, tuple(names)), report)
+        if error:
+            inputs.error(error)
+        shown = report or (st.session_state.get("last_good") or (None, None))[1]
+        if shown is None:
+            if not error:
+                st.info("Press the button to score this case with the hosted judge.")
+            return
+        stale = (shown.packed.body["state"] != pack(case, names).body["state"]
+                 or list(shown.results) != list(dict.fromkeys(names)) or report is None)
+        header(shown, time.perf_counter() - started, stale)
+        draw.cards(shown, stale)
+        draw.details(shown)
+        st.subheader("Questions sent, verbatim")
+        draw.questions(shown)
+        st.subheader("The request")
+        draw.request_panel(shown)
+
+
+def header(report: Report, elapsed: float, stale: bool) -> None:
+    judge = report.judge
+    line = (f"judge: {judge} · judge time {report.latency_s * 1000:.0f} ms · "
+            f"page {elapsed * 1000:.0f} ms")
+    if report.request_id:
+        line += f" · request id {report.request_id}"
+    st.caption(line)
+    if stale:
+        st.warning("These results are stale: the case changed since they were scored.")
+    if report.approximates:
+        note = getattr(offline_judge(judge), "note", "")
+        st.caption(f"{note} Verdicts can differ from the hosted judge's.")
+
+
+st.title("Playground")
+st.caption("Which retrieved chunks were noise, and is the answer grounded? Every question "
+           "below goes to the judge in one request.")
+workbench()

@@ -25,6 +25,7 @@ class Evaluator:
     question_template: str
     criteria: tuple[str, str] | None
     score_rule: str
+    verdicts: tuple[str, str]  # the words for yes and no ("relevant", "not relevant")
     reach_for_it_when: tuple[str, ...]
     not_the_right_tool_when: tuple[str, ...]
     watch_out_for: tuple[str, ...]
@@ -42,6 +43,7 @@ class Evaluator:
             question_template=module.QUESTION,
             criteria=getattr(module, "CRITERIA", None),
             score_rule=module.SCORE_RULE,
+            verdicts=module.VERDICTS,
             reach_for_it_when=module.REACH_FOR_IT_WHEN,
             not_the_right_tool_when=module.NOT_THE_RIGHT_TOOL_WHEN,
             watch_out_for=module.WATCH_OUT_FOR,

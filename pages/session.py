@@ -1,0 +1,136 @@
+"""Session state the pages share: the case being edited and the judge settings.
+
+Widgets keep their values across page switches (persist_state="session"); the API key lives
+only in this browser session's memory and never reaches a URL, a file or a log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from pathlib import Path
+
+import streamlit as st
+
+from jeval_core import Case, CaseError, JevalError, share
+from jeval_core.judges import jev as jev_judge
+from jeval_core.request import default_evaluators
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
+DEFAULT_EXAMPLE = "jev_pricing"
+JUDGE_LABELS = {"local": "Local (offline, default)", "lexical": "Lexical (word overlap)",
+                "jev": "Jev (hosted, needs a key)"}
+
+
+def examples() -> dict[str, Path]:
+    return {p.stem: p for p in sorted(EXAMPLES.glob("*.json"))}
+
+
+def read_example(name: str) -> tuple[Case, list[str]]:
+    data = json.loads(examples()[name].read_text())
+    case = Case.from_dict(data)
+    return case, list(data.get("evaluators") or default_evaluators(case))
+
+
+def load(case: Case, evaluators: list[str]) -> None:
+    """Put a case into the editor's widgets (call from a callback or before the widgets)."""
+    st.session_state["input"] = case.input
+    st.session_state["output"] = case.output
+    st.session_state["expected"] = case.expected or ""
+    ids = [uuid.uuid4().hex[:8] for _ in case.context]
+    for uid, chunk in zip(ids, case.context, strict=True):
+        st.session_state[f"chunk_{uid}"] = chunk
+    st.session_state["chunk_ids"] = ids
+    st.session_state["evaluators"] = evaluators
+
+
+def ensure_case() -> None:
+    """First visit: the case from a share link if there is one, else the seed example."""
+    if "chunk_ids" in st.session_state:
+        return
+    token = st.query_params.get("case")
+    if token:
+        try:
+            shared = share.decode(token)
+        except CaseError as err:
+            st.session_state["notice"] = str(err)
+        else:
+            load(shared.case, list(shared.evaluators) or default_evaluators(shared.case))
+            if shared.judge in JUDGE_LABELS:
+                st.session_state["judge"] = shared.judge
+            return
+    load(*read_example(DEFAULT_EXAMPLE))
+
+
+def current_case() -> Case:
+    ids = st.session_state.get("chunk_ids", [])
+    expected = st.session_state.get("expected", "")
+    return Case(
+        input=st.session_state.get("input", ""),
+        output=st.session_state.get("output", ""),
+        expected=expected if expected.strip() else None,
+        context=tuple(st.session_state.get(f"chunk_{uid}", "") for uid in ids),
+    )
+
+
+def split_chunks(text: str) -> list[str]:
+    """Chunks pasted at once are separated by blank lines."""
+    return [c.strip() for c in re.split(r"\n\s*\n", text) if c.strip()]
+
+
+def add_chunks(chunks: list[str], replace: bool = False) -> None:
+    ids = [] if replace else list(st.session_state.get("chunk_ids", []))
+    for chunk in chunks:
+        uid = uuid.uuid4().hex[:8]
+        st.session_state[f"chunk_{uid}"] = chunk
+        ids.append(uid)
+    st.session_state["chunk_ids"] = ids
+
+
+def move_chunk(uid: str, step: int) -> None:
+    ids = st.session_state["chunk_ids"]
+    i = ids.index(uid)
+    j = i + step
+    if 0 <= j < len(ids):
+        ids[i], ids[j] = ids[j], ids[i]
+
+
+def delete_chunk(uid: str) -> None:
+    st.session_state["chunk_ids"].remove(uid)
+
+
+def judge_settings() -> None:
+    """The sidebar: which judge answers, and the hosted judge's connection."""
+    st.session_state.setdefault("judge", "local")
+    with st.sidebar:
+        st.radio("Judge", list(JUDGE_LABELS), format_func=JUDGE_LABELS.get, key="judge")
+        if st.session_state["judge"] != "jev":
+            return
+        st.session_state.setdefault(
+            "jev_base_url", os.environ.get(jev_judge.BASE_URL_ENV) or jev_judge.DEFAULT_BASE_URL)
+        st.text_input("Base URL", key="jev_base_url", persist_state="session")
+        env_key = jev_judge.key_from_env(st.session_state.get("jev_base_url") or "")
+        st.text_input("API key", type="password", key="jev_key", persist_state="session",
+                      placeholder="using the key from the environment" if env_key else
+                      "paste your key", help="Kept in this browser session's memory only: "
+                      "never in the link, the downloads or the logs.")
+        models = st.session_state.get("jev_models") or [st.session_state.get("jev_model")
+                                                         or "jev-latest"]
+        st.selectbox("Model", models, key="jev_model", persist_state="session")
+        if st.button("Load models from the server"):
+            try:
+                judge = jev_from_settings()
+                st.session_state["jev_models"] = [m["name"] for m in judge.models()]
+                judge.close()
+                st.rerun()
+            except JevalError as err:
+                st.error(str(err))
+
+
+def jev_from_settings() -> jev_judge.JevJudge:
+    """The hosted judge as the sidebar sets it up (typed key first, then the environment)."""
+    key = (st.session_state.get("jev_key") or "").strip() or None
+    return jev_judge.JevJudge(api_key=key, base_url=st.session_state.get("jev_base_url"),
+                              model=st.session_state.get("jev_model") or "jev-latest")
