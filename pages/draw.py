@@ -66,13 +66,10 @@ def details(report: Report) -> None:
 
 
 def questions(report: Report) -> None:
-    """Every question exactly as sent, with its id and the judge's p(yes)."""
-    st.dataframe(
-        report.questions(), hide_index=True, width="stretch",
-        column_config={"p": st.column_config.NumberColumn("p(yes)", format="%.2f",
-                                                          width="small"),
-                       "question": st.column_config.TextColumn("question", width="large")},
-    )
+    """Every question exactly as sent (shared ones once), with its id and the judge's p(yes)."""
+    lines = [f"{q['id']}  p={q['p']:.2f}  {q['question']}" if q["p"] is not None
+             else f"{q['id']}  {q['question']}" for q in report.questions()]
+    st.code("\n".join(lines), language=None, wrap_lines=True)
 
 
 def chart(rows: pd.DataFrame, evaluator: Evaluator) -> alt.LayerChart:
@@ -111,4 +108,4 @@ def request_panel(report: Report) -> None:
              help="the same questions asked one by one with just their operands (as RAGAS "
                   "and DeepEval do), before their prompt templates")
     st.code(json.dumps(packed.body, indent=2, ensure_ascii=False), language="json",
-            height=320)
+            height=360, wrap_lines=True)

@@ -16,7 +16,10 @@ from pages import draw, session
 
 @st.cache_resource(show_spinner="Loading the offline judge…")
 def offline_judge(name: str):
-    return get_judge(name)
+    judge = get_judge(name)
+    if hasattr(judge, "warm_up"):
+        judge.warm_up()
+    return judge
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -90,13 +93,14 @@ def sharing(case: Case) -> None:
     names = st.session_state.get("evaluators") or []
     judge = st.session_state.get("judge")
     left, mid = st.columns(2)
-    if left.button("Copy link to this case", width="stretch"):
+    if left.button("Copy link", width="stretch",
+                   help="puts this case in the address bar and below; never the key"):
         token = share.encode(case, names, judge)
         st.query_params["case"] = token
         base = st.context.url.split("?")[0] if st.context.url else ""
         st.session_state["link"] = f"{base}?case={token}"
     payload = {**case.to_dict(), "evaluators": names}
-    mid.download_button("Download case JSON", json.dumps(payload, indent=2, ensure_ascii=False),
+    mid.download_button("Download JSON", json.dumps(payload, indent=2, ensure_ascii=False),
                         file_name="case.json", mime="application/json", width="stretch")
     st.file_uploader("Upload a case JSON", type=["json"], key="upload", on_change=on_upload)
     if st.session_state.get("link"):

@@ -29,9 +29,10 @@ def chunk_areas(at: AppTest):
 
 
 def sent_questions(at: AppTest) -> list[str]:
-    for frame in at.dataframe:
-        if "question" in frame.value.columns and "judged" not in frame.value.columns:
-            return list(frame.value["question"])
+    """The verbatim question block: one line per question, `id  p=0.62  text`."""
+    for block in at.code:
+        if block.value.startswith("chunk_relevance_0"):
+            return [line.split("  ", 2)[2] for line in block.value.splitlines()]
     return []
 
 
@@ -126,7 +127,7 @@ def test_copy_link_puts_the_case_in_the_url_without_a_key():
     at = app()
     at.sidebar.radio[0].set_value("jev").run()
     at.sidebar.text_input(key="jev_key").set_value(KEY).run()
-    [b for b in at.button if b.label == "Copy link to this case"][0].click().run()
+    [b for b in at.button if b.label == "Copy link"][0].click().run()
     token = at.query_params["case"]
     token = token[0] if isinstance(token, list) else token
     assert share.decode(token).case.input.startswith("How is Jev priced")

@@ -10,6 +10,7 @@ hosted judge would say, and the results say so.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
@@ -44,11 +45,15 @@ def missing_number_share(text: str, context: str) -> float:
     return len(said - numbers(context)) / len(said) if said else 0.0
 
 
+_profanity_lock = threading.Lock()
+
+
 @lru_cache(maxsize=1)
 def _profanity_model():
-    from profanity_check import profanity_check  # scikit-learn: loaded only for toxicity
+    with _profanity_lock:  # one load even when a warm-up thread races the first question
+        from profanity_check import profanity_check  # scikit-learn: loaded only for toxicity
 
-    return profanity_check
+        return profanity_check
 
 
 def profanity_probability(texts: list[str]) -> list[float]:
@@ -68,6 +73,11 @@ class LocalJudge:
 
     def __init__(self, model: Embedder | None = None) -> None:
         self._model = model
+
+    def warm_up(self) -> None:
+        """Load the embedder now and the profanity model in the background (it takes ~1 s)."""
+        _ = self.embedder
+        threading.Thread(target=_profanity_model, name="jeval-warm-up", daemon=True).start()
 
     @property
     def embedder(self) -> Embedder:
