@@ -7,6 +7,7 @@ tooltips, st.text): never markdown or HTML, so `<script>` or `**bold**` stays li
 from __future__ import annotations
 
 import json
+import re
 
 import altair as alt
 import pandas as pd
@@ -17,6 +18,15 @@ from jeval_core.evaluators import EVALUATORS, Evaluator
 from jeval_core.request import one_call_per_question
 
 GOOD, BAD, NEUTRAL = "#2e9e5b", "#d9534f", "#8a94a6"
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
+
+
+def inert(text: str) -> str:
+    """Text for st.error/st.warning (which render markdown) that shows exactly as written.
+
+    Messages can quote a server's error body or a file's content: never let them format.
+    """
+    return _MARKDOWN.sub(r"\\\1", text)
 
 
 def cards(report: Report, stale: bool) -> None:

@@ -145,7 +145,7 @@ def workbench() -> None:
         case = session.current_case()
         sharing(case)
         if st.session_state.get("notice"):
-            st.warning(st.session_state.pop("notice"))
+            st.warning(draw.inert(st.session_state.pop("notice")))
     names = st.session_state.get("evaluators") or []
     with results:
         if not names:
@@ -156,7 +156,7 @@ def workbench() -> None:
         if report is not None:
             st.session_state["last_good"] = ((case, tuple(names)), report)
         if error:
-            inputs.error(error)
+            inputs.error(draw.inert(error))
         shown = report or (st.session_state.get("last_good") or (None, None))[1]
         if shown is None:
             if not error:

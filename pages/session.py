@@ -17,6 +17,7 @@ import streamlit as st
 from jeval_core import Case, CaseError, JevalError, share
 from jeval_core.judges import jev as jev_judge
 from jeval_core.request import default_evaluators
+from pages import draw
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 DEFAULT_EXAMPLE = "jev_pricing"
@@ -126,7 +127,7 @@ def judge_settings() -> None:
                 judge.close()
                 st.rerun()
             except JevalError as err:
-                st.error(str(err))
+                st.error(draw.inert(str(err)))
 
 
 def jev_from_settings() -> jev_judge.JevJudge:

@@ -34,6 +34,7 @@ def page(server):
         page.on("dialog", lambda d: (page.dialogs_seen.append(d.message), d.dismiss()))
         page.goto(server.url)
         page.get_by_text("50% yes").first.wait_for(timeout=60_000)
+        wait_for_request_with(page, '"chunk_relevance_3"')  # the whole first run is drawn
         yield page
         browser.close()
 
@@ -93,3 +94,24 @@ def test_a_script_chunk_is_shown_as_text_and_never_runs(page):
     assert page.dialogs_seen == []
     assert hostile in request_json(page)
     assert chunk(page, 2).input_value() == hostile
+
+
+def test_a_hostile_error_message_shows_literally(page):
+    from jev_servers import FaultyServer
+    from jevcompat.mock import MockConfig, Running
+
+    hostile = "**bold** <b>tag</b> $x^2$ :smile: [link](http://evil.example)"
+    with Running(MockConfig()) as mock, \
+            FaultyServer(mock.url, [(422, {}, {"detail": hostile})]) as faulty:
+        page.get_by_text("Jev (hosted, needs a key)").click()
+        base = page.get_by_label("Base URL")
+        base.fill(faulty.url)
+        base.press("Enter")
+        button = page.get_by_role("button", name="Score with Jev")
+        button.wait_for(timeout=30_000)
+        button.click()
+        alert = page.locator("[data-testid='stAlert']").filter(has_text="(422)")
+        alert.wait_for(timeout=30_000)
+        assert hostile in alert.inner_text()
+    assert page.dialogs_seen == []
+    assert page.get_by_text("stale").first.is_visible()
