@@ -1,5 +1,7 @@
 """The Playground page through Streamlit's AppTest: render, edit, judge, share."""
 
+import re
+
 import pytest
 from conftest import load_case
 from jev_servers import MockProcess
@@ -14,6 +16,11 @@ KEY = "sk-apptest-1234abcd"
 
 def app() -> AppTest:
     return AppTest.from_file("../app.py", default_timeout=60).run()
+
+
+def shown(markdown: str) -> str:
+    """What a markdown-escaped message looks like on screen."""
+    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def metric(at: AppTest, label: str) -> list[str]:
@@ -95,8 +102,8 @@ def test_a_judge_error_shows_one_message_and_keeps_text_and_results():
         [b for b in at.button if b.label.startswith("Score with Jev")][0].click().run()
     finally:
         server.stop()
-    assert len(at.error) == 1 and "(401)" in at.error[0].value
-    assert "sk-wrong-000" not in at.error[0].value
+    assert len(at.error) == 1 and "(401)" in shown(at.error[0].value)
+    assert "sk-wrong-000" not in shown(at.error[0].value)
     assert at.text_area(key="input").value == typed
     assert any("stale" in w.value for w in at.warning)
     assert metric(at, "label")  # the last good results are still shown
@@ -119,7 +126,7 @@ def test_a_damaged_share_link_says_so_and_opens_the_seed():
     at = AppTest.from_file("../app.py", default_timeout=60)
     at.query_params["case"] = "v1.not-a-real-token"
     at.run()
-    assert any("damaged" in w.value for w in at.warning)
+    assert any("damaged" in shown(w.value) for w in at.warning)
     assert metric(at, "label") == ["50% yes"]
 
 
