@@ -42,6 +42,19 @@ class Ref:
             return value
         return value[self.index] if 0 <= self.index < len(value) else None
 
+    def texts(self, state: Mapping[str, Any]) -> list[str]:
+        """What this name stands for as a list of texts (one for `input`, all for `context`)."""
+        return texts_of(self.resolve(state))
+
+
+def texts_of(value: Any) -> list[str]:
+    """A state value as texts: a string alone, the strings of a list, nothing otherwise."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
 
 @dataclass(frozen=True)
 class Question:

@@ -27,6 +27,7 @@ from ..questions import (
     SUPPORTED_BY,
     TOXIC,
     Question,
+    texts_of,
 )
 from . import calibration
 from .base import Answers
@@ -122,17 +123,17 @@ def flagged_share(text: str) -> float:
 
 def signal(question: Question, state: Mapping[str, Any]) -> tuple[str, float]:
     """(what the signal measures, raw seed-001 signal) for one question."""
-    subject = _text(question.subject.resolve(state))
+    subject = "\n\n".join(question.subject.texts(state))
     if question.relation == TOXIC:
         return "toxicity", flagged_share(subject)
-    refs = [_texts(r.resolve(state)) for r in question.against]
+    refs = [r.texts(state) for r in question.against]
     against = [t for texts in refs for t in texts if t.strip()]
     if question.relation == CONTRADICTS:
         # Only an output that talks about this chunk can contradict it; what it says beyond
         # the whole context is the seed's unsupported-content ratio.
         if not against or not significant_tokens(subject) & significant_tokens(against[0]):
             return "unsupported", 0.0
-        return "unsupported", unsupported_share(subject, _texts(state.get("context")))
+        return "unsupported", unsupported_share(subject, texts_of(state.get("context")))
     if question.relation in (HELPS_ANSWER, RELEVANT_TO, SUPPORTED_BY, ATTRIBUTABLE_TO):
         return "similarity", max((similarity(subject, t) for t in against), default=0.0)
     raise ValueError(f"the lexical judge has no rule for relation {question.relation!r}")
@@ -152,19 +153,3 @@ class LexicalJudge:
             _, x = signal(q, state)
             p[qid] = calibration.LEXICAL[q.relation](x)
         return Answers(p)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "\n\n".join(v for v in value if isinstance(v, str))
-    return ""
-
-
-def _texts(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
-    return []

@@ -26,6 +26,7 @@ from ..questions import (
     SUPPORTED_BY,
     TOXIC,
     Question,
+    texts_of,
 )
 from . import calibration
 from .base import Answers
@@ -93,7 +94,7 @@ class LocalJudge:
         self, state: Mapping[str, Any], questions: Mapping[str, Question]
     ) -> dict[str, tuple[Question, tuple[float, ...]]]:
         """Each question's calibration inputs; every distinct text is embedded once."""
-        context = _texts(state.get("context"))
+        context = texts_of(state.get("context"))
         units = context + [s for chunk in context for s in sentences.split(chunk)]
         operands = {qid: self._operands(q, state) for qid, q in questions.items()}
         wanted: dict[str, None] = {}
@@ -130,8 +131,8 @@ class LocalJudge:
 
     @staticmethod
     def _operands(q: Question, state: Mapping[str, Any]) -> tuple[str, list[str]]:
-        subject = "\n\n".join(_texts(q.subject.resolve(state)))
-        against = [t for r in q.against for t in _texts(r.resolve(state)) if t.strip()]
+        subject = "\n\n".join(q.subject.texts(state))
+        against = [t for r in q.against for t in r.texts(state) if t.strip()]
         return subject, against
 
 
@@ -153,11 +154,3 @@ def _contradiction(vectors: Mapping[str, np.ndarray], output: str, chunk: str) -
 def _best(vectors: Mapping[str, np.ndarray], subject: str, others: Iterable[str]) -> float:
     sims = [float(vectors[subject] @ vectors[o]) for o in others if o in vectors]
     return max(sims, default=0.0)
-
-
-def _texts(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
-    return []
