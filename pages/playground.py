@@ -110,7 +110,6 @@ def sharing(case: Case) -> None:
 def run_scoring(case: Case, names: list[str]) -> tuple[Report | None, str | None]:
     """Offline judges score on every commit; the hosted one only when asked."""
     judge = st.session_state.get("judge", "local")
-    signature = (case, tuple(names), judge)
     if judge != "jev":
         try:
             return score_offline(case, tuple(names), judge), None
@@ -126,13 +125,10 @@ def run_scoring(case: Case, names: list[str]) -> tuple[Report | None, str | None
                 report = score(case, names, judge_obj)
             finally:
                 judge_obj.close()
-            st.session_state["jev_result"] = (signature, report)
+            st.session_state["jev_result"] = report
         except JevalError as err:
             return None, str(err)
-    saved = st.session_state.get("jev_result")
-    if saved is None:
-        return None, None
-    return saved[1], None
+    return st.session_state.get("jev_result"), None
 
 
 @st.fragment
@@ -154,18 +150,23 @@ def workbench() -> None:
         started = time.perf_counter()
         report, error = run_scoring(case, names)
         if report is not None:
-            st.session_state["last_good"] = ((case, tuple(names)), report)
+            st.session_state["last_good"] = report
         if error:
             inputs.error(draw.inert(error))
-        shown = report or (st.session_state.get("last_good") or (None, None))[1]
+        shown = report or st.session_state.get("last_good")
         if shown is None:
             if not error:
                 st.info("Press the button to score this case with the hosted judge.")
             return
-        stale = (shown.packed.body["state"] != pack(case, names).body["state"]
-                 or list(shown.results) != list(dict.fromkeys(names)) or report is None)
+        if report is None:
+            stale = "These are the last good results: the latest scoring failed."
+        elif (shown.packed.state != pack(case, names).state
+              or list(shown.results) != list(dict.fromkeys(names))):
+            stale = "These results are stale: the case changed since they were scored."
+        else:
+            stale = ""
         header(shown, time.perf_counter() - started, stale)
-        draw.cards(shown, stale)
+        draw.cards(shown, bool(stale))
         draw.details(shown)
         st.subheader("Questions sent, verbatim")
         draw.questions(shown)
@@ -173,7 +174,7 @@ def workbench() -> None:
         draw.request_panel(shown)
 
 
-def header(report: Report, elapsed: float, stale: bool) -> None:
+def header(report: Report, elapsed: float, stale: str) -> None:
     judge = report.judge
     line = (f"judge: {judge} · judge time {report.latency_s * 1000:.0f} ms · "
             f"page {elapsed * 1000:.0f} ms")
@@ -181,7 +182,7 @@ def header(report: Report, elapsed: float, stale: bool) -> None:
         line += f" · request id {report.request_id}"
     st.caption(line)
     if stale:
-        st.warning("These results are stale: the case changed since they were scored.")
+        st.warning(stale)
     if report.approximates:
         note = getattr(offline_judge(judge), "note", "")
         st.caption(f"{note} Verdicts can differ from the hosted judge's.")

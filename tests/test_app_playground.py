@@ -90,6 +90,18 @@ def test_the_hosted_judge_is_called_only_when_asked():
     assert "judge: jev" in captions(at) and "request id req_mock" in captions(at)
 
 
+def test_hosted_results_turn_stale_when_the_case_changes_and_typing_costs_nothing():
+    config = MockConfig()
+    with Running(config) as server:
+        at = app()
+        at.sidebar.radio[0].set_value("jev").run()
+        at.sidebar.text_input(key="jev_base_url").set_value(server.url).run()
+        [b for b in at.button if b.label.startswith("Score with Jev")][0].click().run()
+        at.text_area(key="input").set_value("Are output tokens billed?").run()
+    assert config.requests == 1
+    assert any("the case changed" in w.value for w in at.warning)
+
+
 def test_a_judge_error_shows_one_message_and_keeps_text_and_results():
     server = MockProcess("--key", KEY)
     try:
@@ -105,7 +117,7 @@ def test_a_judge_error_shows_one_message_and_keeps_text_and_results():
     assert len(at.error) == 1 and "(401)" in shown(at.error[0].value)
     assert "sk-wrong-000" not in shown(at.error[0].value)
     assert at.text_area(key="input").value == typed
-    assert any("stale" in w.value for w in at.warning)
+    assert any("last good results" in w.value for w in at.warning)
     assert metric(at, "label")  # the last good results are still shown
 
 

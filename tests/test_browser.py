@@ -114,4 +114,4 @@ def test_a_hostile_error_message_shows_literally(page):
         alert.wait_for(timeout=30_000)
         assert hostile in alert.inner_text()
     assert page.dialogs_seen == []
-    assert page.get_by_text("stale").first.is_visible()
+    assert page.get_by_text("last good results").first.is_visible()
