@@ -61,6 +61,9 @@ class Report:
         """The `jeval score --format json` contract."""
         return {
             "judge": self.judge,
+            "approximates": self.approximates,
+            "model": self.model,
+            "request_id": self.request_id,
             "results": {name: r.to_dict() for name, r in self.results.items()},
             "passed": self.passed,
             "request": self.packed.body,

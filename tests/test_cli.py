@@ -49,7 +49,7 @@ def test_score_json_has_the_contract_shape():
 
 def test_the_default_judge_is_local_and_offline():
     out = json.loads(jeval("score", SEED, "--format", "json").stdout)
-    assert out["judge"] == "local"
+    assert out["judge"] == "local" and out["approximates"] is True
     assert out["results"]["chunk_relevance"]["label"] == "50% yes"
     assert out["usage"] == {"input_tokens": 0, "requests": 0}
 
@@ -60,6 +60,7 @@ def test_score_with_the_hosted_judge_reads_the_key_from_the_environment(keyed_mo
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert out["judge"] == "jev" and out["usage"]["requests"] == 1
+    assert out["approximates"] is False and out["request_id"] == "req_mock"
     assert out["usage"]["input_tokens"] > 0 and out["cost_usd"] > 0
     assert KEY not in run.stdout + run.stderr
 
