@@ -141,20 +141,17 @@ def _load(path: str, evaluators_arg: str | None) -> tuple[Case, list[str]]:
         if not names:
             raise CaseError("--evaluators is empty: name at least one of "
                             + ", ".join(evaluators.NAMES))
-        chosen = True
     elif data.get("evaluators") is not None:
         names = data["evaluators"]
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise CaseError('"evaluators" must be a list of names, e.g. ["chunk_relevance"]')
         if not names:
             raise CaseError('"evaluators" is empty: name at least one, or remove the key')
-        chosen = True
     else:
-        names, chosen = default_evaluators(case), False
+        names = default_evaluators(case)  # always has chunk_relevance: needs input and context
     for name in names:
         evaluators.get(name)  # unknown names fail here, with the valid ones listed
-    if chosen or not case.has("context"):
-        _require_fields(case, names)
+    _require_fields(case, names)
     return case, names
 
 
