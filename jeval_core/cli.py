@@ -142,11 +142,7 @@ def _load(path: str, evaluators_arg: str | None) -> tuple[Case, list[str]]:
             raise CaseError("--evaluators is empty: name at least one of "
                             + ", ".join(evaluators.NAMES))
     elif data.get("evaluators") is not None:
-        names = data["evaluators"]
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            raise CaseError('"evaluators" must be a list of names, e.g. ["chunk_relevance"]')
-        if not names:
-            raise CaseError('"evaluators" is empty: name at least one, or remove the key')
+        names = evaluators.names_in(data["evaluators"])
     else:
         names = default_evaluators(case)  # always has chunk_relevance: needs input and context
     for name in names:

@@ -11,6 +11,7 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from . import evaluators
@@ -66,7 +67,7 @@ class Packed:
     tokens: Tokens
     parts: tuple[tuple[str, int], ...]  # (state name, estimated tokens) largest contributors
 
-    @property
+    @cached_property
     def asked(self) -> dict[str, Question]:
         """The questions actually sent, by wire id (after sharing identical ones)."""
         first: dict[str, Question] = {}

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import evaluators as registry
+from . import judges
 from .case import Case
 from .errors import CaseError
 
 VERSION = "v1."
 MAX_BYTES = 4 * 1024 * 1024  # decoded JSON larger than this is refused
-JUDGES = ("local", "lexical", "jev")
 
 
 @dataclass(frozen=True)
@@ -56,10 +56,8 @@ def decode(token: str) -> Shared:
     except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError):
         raise damaged from None
     case = Case.from_dict(data)
-    names = data.get("evaluators") or []
-    if not isinstance(names, list) or not all(n in registry.EVALUATORS for n in names):
-        raise damaged
+    names = registry.names_in(data["evaluators"]) if data.get("evaluators") else []
     judge = data.get("judge")
-    if judge is not None and judge not in JUDGES:
+    if judge is not None and judge not in judges.NAMES:
         raise damaged
     return Shared(case, tuple(names), judge)

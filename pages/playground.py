@@ -7,7 +7,7 @@ import time
 
 import streamlit as st
 
-from jeval_core import Case, CaseError, JevalError, Report, score, share
+from jeval_core import Case, CaseError, JevalError, Report, evaluators, score, share
 from jeval_core.evaluators import NAMES
 from jeval_core.judges import get as get_judge
 from jeval_core.request import default_evaluators, pack
@@ -38,9 +38,8 @@ def on_upload() -> None:
     try:
         data = json.loads(upload.getvalue().decode("utf-8-sig"))
         case = Case.from_dict(data)
-        names = data.get("evaluators") or default_evaluators(case)
-        if not isinstance(names, list) or not all(n in NAMES for n in names):
-            raise CaseError('"evaluators" must list known evaluator names')
+        names = (evaluators.names_in(data["evaluators"]) if data.get("evaluators")
+                 else default_evaluators(case))
     except (UnicodeDecodeError, ValueError):
         st.session_state["notice"] = (f"{upload.name} is not a UTF-8 JSON case file; "
                                       "nothing was changed")

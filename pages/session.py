@@ -14,7 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from jeval_core import Case, CaseError, JevalError, share
+from jeval_core import Case, CaseError, JevalError, evaluators, share
 from jeval_core.judges import jev as jev_judge
 from jeval_core.request import default_evaluators
 from pages import draw
@@ -32,10 +32,11 @@ def examples() -> dict[str, Path]:
 def read_example(name: str) -> tuple[Case, list[str]]:
     data = json.loads(examples()[name].read_text())
     case = Case.from_dict(data)
-    return case, list(data.get("evaluators") or default_evaluators(case))
+    names = data.get("evaluators")
+    return case, evaluators.names_in(names) if names else default_evaluators(case)
 
 
-def load(case: Case, evaluators: list[str]) -> None:
+def load(case: Case, names: list[str]) -> None:
     """Put a case into the editor's widgets (call from a callback or before the widgets)."""
     st.session_state["input"] = case.input
     st.session_state["output"] = case.output
@@ -44,7 +45,7 @@ def load(case: Case, evaluators: list[str]) -> None:
     for uid, chunk in zip(ids, case.context, strict=True):
         st.session_state[f"chunk_{uid}"] = chunk
     st.session_state["chunk_ids"] = ids
-    st.session_state["evaluators"] = evaluators
+    st.session_state["evaluators"] = names
 
 
 def ensure_case() -> None:

@@ -41,4 +41,15 @@ def get(name: str) -> Evaluator:
         ) from None
 
 
-__all__ = ["EVALUATORS", "NAMES", "Evaluator", "get"]
+def names_in(value: object) -> list[str]:
+    """A case file's "evaluators" value as known names, or a CaseError saying what to fix."""
+    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        raise CaseError('"evaluators" must be a list of names, e.g. ["chunk_relevance"]')
+    if not value:
+        raise CaseError('"evaluators" is empty: name at least one, or remove the key')
+    for name in value:
+        get(name)
+    return list(value)
+
+
+__all__ = ["EVALUATORS", "NAMES", "Evaluator", "get", "names_in"]
