@@ -4,6 +4,7 @@
 
 Prints figures; asserts nothing. Latency is per scored case with every evaluator selected:
 `fresh` edits every chunk first (no cache helps: a user typing), `warm` repeats the case.
+It also times a new process importing the core and the whole `jeval score` command.
 The request comparison counts input tokens (characters / 4, jeval's estimator, for all
 three) of chunk relevance done the way other tools call a judge: one LLM call per chunk with
 RAGAS's context-precision prompt, and one call per chunk plus one for the reason with
@@ -59,6 +60,21 @@ def fresh_process(code: str, runs: int = 5) -> list[float]:
                              check=True)
         out.append(float(run.stdout.strip().splitlines()[-1]))
     return out
+
+
+def whole_commands() -> None:
+    """A new process: importing the core, and the `jeval score` command end to end."""
+    seed = str(ROOT / "assets" / "examples" / "jev_pricing.json")
+    imports = fresh_process("import jeval_core.scoring, jeval_core.judges.lexical")
+    print(f"{'core':8} {'import in a new process':36} {stats(imports)}")
+    for judge in ("lexical", "local"):
+        ms = []
+        for _ in range(5):
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "jeval_core.cli", "score", seed, "--format",
+                            "json", "--judge", judge], check=True, capture_output=True)
+            ms.append((time.perf_counter() - started) * 1000)
+        print(f"{'cli':8} {'jeval score seed --judge ' + judge:36} {stats(ms)}")
 
 
 def chunks_of(tokens: int, count: int) -> list[str]:
@@ -136,6 +152,7 @@ def requests_saved() -> None:
 
 
 def main() -> None:
+    whole_commands()
     load = fresh_process("from jeval_core.judges.embedder import embedder; embedder()")
     print(f"{'local':8} {'load MiniLM (new process, import incl.)':36} {stats(load)}")
     tox = fresh_process("from jeval_core.judges.local import profanity_probability; "
