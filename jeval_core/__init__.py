@@ -3,23 +3,39 @@
 Pure Python; it never imports streamlit. Data flows one way:
 Case -> evaluators emit questions -> request packs them -> a judge answers p(true)
 -> each evaluator reduces its answers -> Results.
+
+Names below load on first use, so `import jeval_core.cli` starts fast and a Ctrl+C during
+start-up lands inside the CLI's own handler.
 """
 
-from .case import Case
-from .errors import BudgetError, CaseError, JevalError, JudgeError
-from .request import pack
-from .results import Detail, Result
-from .scoring import Report, score
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.2.0"
+
+_WHERE = {
+    "BudgetError": "errors", "CaseError": "errors", "JevalError": "errors",
+    "JudgeError": "errors", "Case": "case", "Detail": "results", "Result": "results",
+    "pack": "request", "Report": "scoring", "score": "scoring",
+}
+
+if TYPE_CHECKING:
+    from .case import Case
+    from .errors import BudgetError, CaseError, JevalError, JudgeError
+    from .request import pack
+    from .results import Detail, Result
+    from .scoring import Report, score
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(import_module(f".{_WHERE[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
-    "BudgetError",
-    "Case",
-    "CaseError",
-    "Detail",
-    "JevalError",
-    "JudgeError",
-    "Report",
-    "Result",
-    "pack",
-    "score",
+    "BudgetError", "Case", "CaseError", "Detail", "JevalError", "JudgeError", "Report",
+    "Result", "__version__", "pack", "score",
 ]

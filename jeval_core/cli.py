@@ -1,29 +1,30 @@
 """The `jeval` command: the contract other tools rely on.
 
-Exit codes: 0 scored (or printed), 1 the case failed under --check, 2 bad input (one line on
-stderr saying what is wrong and how to mend it). Never a traceback.
+Exit codes: 0 scored (or printed), 1 the case failed (only with --check), 2 bad input (case
+file, arguments, budget), 3 the judge could not answer (no key, network, auth, refused,
+timed out, broken reply), 70 a bug. Every failure is ONE terminal-safe line on stderr that
+never contains a key. Nothing heavy is imported before the Ctrl+C handler is in place.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from . import evaluators, judges
-from .case import Case
-from .errors import CaseError, JevalError
-from .request import DEFAULT_MODEL, default_evaluators, pack
-from .scoring import Report, score
+from .errors import BAD_INPUT, FAILED, INTERNAL, SCORED
 
-BAD_INPUT = 2
+if TYPE_CHECKING:
+    from .casefile import CaseFile
+    from .judges import Judge
+    from .scoring import Report
+
+INTERRUPTED = 130
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage mistake is one line and exit code 2."""
+    """argparse, but a usage mistake is one line and exit code 2, and never echoes a value."""
 
     def error(self, message: str) -> NoReturn:
         prefix = "unrecognized arguments: "
@@ -34,50 +35,72 @@ class _Parser(argparse.ArgumentParser):
                 "unexpected extra argument(s)")
             if any("key" in f.lower() for f in flags):
                 message += "; the API key is read from TYPESAFE_API_KEY, never from arguments"
-        _fail(f"{message} (see `{self.prog} --help`)")
+        _fail(f"{message} (see `{self.prog} --help`)", BAD_INPUT)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "command", None):
-        _fail("choose a command: request, score or models (see `jeval --help`)")
     try:
-        return args.run(args)
-    except JevalError as err:
-        _fail(str(err))
+        return _main(argv)
     except KeyboardInterrupt:
-        return 130
+        print("jeval: interrupted", file=sys.stderr)
+        return INTERRUPTED
     except BrokenPipeError:
-        return 0
+        return SCORED
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")  # a terminal that is not UTF-8 still works
+    from .errors import JevalError
+    from .text import one_line
+
+    args = _build_parser().parse_args(argv)
+    if not getattr(args, "command", None):
+        _fail("choose a command: request, score or models (see `jeval --help`)", BAD_INPUT)
+    try:
+        return int(args.run(args))
+    except JevalError as err:
+        _fail(str(err), err.exit_code)
+    except MemoryError:
+        _fail("out of memory: the input is too large to score", BAD_INPUT)
     except Exception as err:  # a bug: still one line, never a traceback
-        print(f"jeval: internal error ({type(err).__name__}: {err}); please report it",
-              file=sys.stderr)
-        return 1
+        _fail(f"internal error ({type(err).__name__}: {one_line(err, 200)}); please report "
+              "it", INTERNAL)
 
 
 def _build_parser() -> _Parser:
+    from . import __version__, judges
+    from .evaluators import NAMES
+
     parser = _Parser(prog="jeval", description="Evaluate RAG outputs with one packed judge "
                      "request: chunk relevance, faithfulness, hallucination and more.")
+    parser.add_argument("--version", action="version", version=f"jeval {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-    case_help = "case file: {input, output, expected?, context: [...], evaluators?}; - for stdin"
-    evaluators_help = f"comma-separated, from: {', '.join(evaluators.NAMES)}"
+    case_help = ("case file: {input, output, expected?, context: [...], evaluators?, "
+                 "thresholds?}; - for stdin")
+    evaluators_help = f"comma-separated, from: {', '.join(NAMES)}"
+    threshold_help = ("NAME=VALUE, e.g. toxicity=0.2; repeat for several (default 0.5 each, "
+                      "or the case file's \"thresholds\")")
 
     request = sub.add_parser("request", help="print the System One request body (dry run)")
     request.add_argument("case", metavar="CASE.json", help=case_help)
     request.add_argument("--evaluators", help=evaluators_help)
-    request.add_argument("--model", default=DEFAULT_MODEL, help="model name sent in the body")
+    request.add_argument("--model", help="model name sent in the body (default: jev-latest)")
     request.set_defaults(run=_run_request)
 
     scorer = sub.add_parser("score", help="score a case and print the results")
     scorer.add_argument("case", metavar="CASE.json", help=case_help)
     scorer.add_argument("--evaluators", help=evaluators_help)
+    scorer.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
+                        help=threshold_help)
     scorer.add_argument("--judge", default=judges.DEFAULT, choices=judges.NAMES,
                         help=f"who answers the questions (default: {judges.DEFAULT}, offline); "
                         "jev reads its key from TYPESAFE_API_KEY or asks for it")
     scorer.add_argument("--base-url", help="Jev-compatible server for --judge jev "
                         "(default: $TYPESAFE_BASE_URL or https://api.typesafe.ai)")
-    scorer.add_argument("--model", default=DEFAULT_MODEL, help="model name sent in the body")
+    scorer.add_argument("--model", help="model for --judge jev (default: jev-latest)")
     scorer.add_argument("--format", default="text", choices=("json", "text"))
     scorer.add_argument("--check", action="store_true",
                         help="exit 1 when the case does not pass (for CI gates)")
@@ -91,102 +114,117 @@ def _build_parser() -> _Parser:
 
 
 def _run_request(args: argparse.Namespace) -> int:
-    case, names = _load(args.case, args.evaluators)
-    packed = pack(case, names, args.model)
+    from . import wire
+    from .errors import CaseError
+    from .request import pack
+
+    loaded = _load(args.case, args.evaluators)
+    packed = pack(loaded.case, loaded.chosen(), (args.model or "").strip() or wire.DEFAULT_MODEL)
     packed.check_budget()
     if not packed.asked:
         raise CaseError(_nothing_to_ask(packed.skipped))
     _print_json(packed.body)
-    return 0
+    return SCORED
 
 
 def _run_score(args: argparse.Namespace) -> int:
-    case, names = _load(args.case, args.evaluators)
-    judge = (_jev(args.base_url, args.model) if args.judge == "jev"
-             else judges.get(args.judge))
-    report = score(case, names, judge, args.model)
+    from . import evaluators, judges
+    from .errors import CaseError
+    from .scoring import score
+
+    loaded = _load(args.case, args.evaluators)
+    thresholds = {**loaded.thresholds, **evaluators.thresholds(args.threshold)}
+    if args.judge == "jev":
+        judge = _jev(args.base_url, args.model)
+    elif args.base_url or args.model:
+        raise CaseError(f"--base-url and --model are for --judge jev, not {args.judge}")
+    else:
+        judge = judges.get(args.judge)
+    try:
+        report = score(loaded.case, loaded.chosen(), judge, thresholds)
+    finally:
+        judge.close()
     if args.format == "json":
         _print_json(report.to_dict())
     else:
         print(render_text(report))
-    return 1 if args.check and report.passed is not True else 0
+    return FAILED if args.check and report.passed is not True else SCORED
 
 
 def _run_models(args: argparse.Namespace) -> int:
-    judge = _jev(args.base_url, DEFAULT_MODEL)
-    for model in judge.models():
-        released = model.get("release_date") or ""
-        print(f"{model['name']:24} {released:12} {model.get('description') or ''}".rstrip())
-    return 0
+    judge = _jev(args.base_url, None)
+    try:
+        listed = judge.models()
+    finally:
+        judge.close()
+    for model in listed:
+        print(f"{model.name:24} {model.release_date:12} {model.description}".rstrip())
+    return SCORED
 
 
-def _jev(base_url: str | None, model: str) -> judges.Judge:
+def _jev(base_url: str | None, model: str | None) -> Judge:
     """The hosted judge; its key comes from the environment or a hidden prompt, never argv."""
-    from .judges.jev import JevJudge, key_from_env, normalise_base_url
+    from . import judges
+    from .judges.jev import Secret, key_from_env, normalise_base_url
 
     url = normalise_base_url(base_url)
     key = key_from_env(url)
     if key is None and sys.stdin.isatty():
         import getpass
 
-        key = getpass.getpass("Jev API key (input hidden; Enter for none): ").strip() or None
-    return JevJudge(api_key=key, base_url=url, model=model)
+        typed = getpass.getpass(f"Jev API key for {url} (input hidden; Enter for none): ")
+        key = Secret(typed) if typed.strip() else None
+    return judges.get("jev", api_key=key, base_url=url, model=(model or "").strip() or None)
 
 
-def _load(path: str, evaluators_arg: str | None) -> tuple[Case, list[str]]:
-    data = _read_json(path)
-    case = Case.from_dict(data)
+def _load(path: str, evaluators_arg: str | None) -> CaseFile:
+    from dataclasses import replace
+
+    from . import casefile, evaluators
+
+    loaded = casefile.decode(_read(path), "standard input" if path == "-" else path)
     if evaluators_arg is not None:
-        names = [n.strip() for n in evaluators_arg.split(",") if n.strip()]
-        if not names:
-            raise CaseError("--evaluators is empty: name at least one of "
-                            + ", ".join(evaluators.NAMES))
-    elif data.get("evaluators") is not None:
-        names = evaluators.names_in(data["evaluators"])
-    else:
-        names = default_evaluators(case)  # always has chunk_relevance: needs input and context
-    for name in names:
-        evaluators.get(name)  # unknown names fail here, with the valid ones listed
-    _require_fields(case, names)
-    return case, names
+        loaded = replace(loaded, evaluators=evaluators.resolve(evaluators_arg))
+    _require_fields(loaded)
+    return loaded
 
 
-def _require_fields(case: Case, names: Sequence[str]) -> None:
+def _read(path: str) -> bytes:
+    from pathlib import Path
+
+    from .casefile import MAX_FILE_BYTES
+    from .errors import CaseError
+    from .text import one_line
+
+    shown = one_line(path, 120)
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        with Path(path).open("rb") as f:
+            return f.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise CaseError(f"{shown}: no such file; pass the path of a case JSON file") from None
+    except IsADirectoryError:
+        raise CaseError(f"{shown} is a folder; pass the path of a case JSON file") from None
+    except OSError as err:
+        raise CaseError(f"{shown}: cannot read it ({err.strerror}); check the path") from None
+
+
+def _require_fields(loaded: CaseFile) -> None:
     """An evaluator asked for with an empty field it needs is bad input (bar `expected`)."""
+    from .errors import CaseError
+
+    case, chosen = loaded.case, loaded.chosen()
     for field in ("context", "input", "output"):
         if case.has(field):
             continue
-        needing = [n for n in names if field in evaluators.get(n).needs]
+        needing = [e.name for e in chosen if field in e.needs]
         if needing:
             what = "has no chunks" if field == "context" else "is empty"
             fix = ('add the retrieved chunks to "context"' if field == "context"
                    else f'fill in "{field}"')
             raise CaseError(f'"{field}" {what} but {", ".join(needing)} needs it: {fix}, '
                             "or choose other evaluators with --evaluators")
-
-
-def _read_json(path: str) -> Any:
-    name = "standard input" if path == "-" else path
-    try:
-        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except FileNotFoundError:
-        raise CaseError(f"{path}: no such file; pass the path of a case JSON file") from None
-    except IsADirectoryError:
-        raise CaseError(f"{path} is a folder; pass the path of a case JSON file") from None
-    except OSError as err:
-        raise CaseError(f"{path}: cannot read it ({err.strerror}); check the path") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise CaseError(f"{name} is not UTF-8 text; save the case as UTF-8 JSON") from None
-    if not text.strip():
-        raise CaseError(f"{name} is empty; write a case like "
-                        '{"input": "...", "output": "...", "context": ["..."]}')
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise CaseError(f"{name} is not valid JSON: {err.msg} at line {err.lineno}, "
-                        f"column {err.colno}; fix the syntax there") from None
 
 
 def _nothing_to_ask(skipped: dict[str, str]) -> str:
@@ -197,12 +235,19 @@ def _nothing_to_ask(skipped: dict[str, str]) -> str:
 def render_text(report: Report) -> str:
     """A readable table of results, then each evaluator's questions with their p."""
     t = report.packed.tokens
+    head = f"judge: {report.judge}"
+    if report.approximates:
+        head += " (approximates the hosted Jev judge)"
+    if report.model:
+        head += f" · model {report.model}"
+    if report.request_id:
+        head += f" · request id {report.request_id}"
     lines = [
-        f"judge: {report.judge}"
-        + (" (approximates the hosted Jev judge)" if report.approximates else ""),
+        head,
         f"request: 1 packed request, {len(report.packed.asked)} questions, ~{t.total:,} "
         f"input tokens (estimate), ~${report.packed.cost_usd:.8f} on Jev; "
-        f"this judge used {report.usage.requests} request(s), ${report.cost_usd:.8f}",
+        f"this judge used {report.usage.requests} request(s), "
+        f"{report.usage.input_tokens:,} input tokens, ${report.cost_usd:.8f}",
         "",
     ]
     rows = [("evaluator", "score", "label", "result", "passes when", "reason")]
@@ -216,9 +261,9 @@ def render_text(report: Report) -> str:
         if not r.details:
             continue
         lines += ["", f"{name}:"]
-        lines += _table([("id", "p", "verdict", "question")]
-                        + [(d.id, f"{d.p:.2f}", d.verdict, d.question) for d in r.details],
-                        indent="  ")
+        lines += _table([("id", "judged", "p", "verdict", "question")]
+                        + [(d.id, d.judged, f"{d.p:.2f}", d.verdict, d.question)
+                           for d in r.details], indent="  ")
     overall = {True: "PASSED", False: "FAILED", None: "NOT SCORED"}[report.passed]
     lines += ["", f"case: {overall}"]
     return "\n".join(lines)
@@ -230,13 +275,17 @@ def _table(rows: list[tuple[str, ...]], indent: str = "") -> list[str]:
             for r in rows]
 
 
-def _print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+def _print_json(value: object) -> None:
+    import json
+
+    print(json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False))
 
 
-def _fail(message: str) -> NoReturn:
-    print(f"jeval: {message}", file=sys.stderr)
-    raise SystemExit(BAD_INPUT)
+def _fail(message: str, code: int) -> NoReturn:
+    from .text import one_line
+
+    print(f"jeval: {one_line(message, 600)}", file=sys.stderr)
+    raise SystemExit(code)
 
 
 if __name__ == "__main__":

@@ -1,21 +1,35 @@
-"""Errors jeval raises on purpose.
+"""Errors jeval raises on purpose, and the exit code each one means.
 
-Every message is one line that says what is wrong and how to mend it, so the CLI can print it
-as it stands and the UI can show it next to the inputs.
+Every message is one terminal-safe line that says what is wrong and how to mend it, so the CLI
+can print it as it stands and the UI can show it next to the inputs. Messages are cleaned and
+redacted when the error is made: whatever a server said, no key and no escape code gets out.
 """
+
+from __future__ import annotations
+
+from .text import one_line
+
+SCORED, FAILED, BAD_INPUT, JUDGE_FAILED, INTERNAL = 0, 1, 2, 3, 70
 
 
 class JevalError(Exception):
     """Base of every error jeval raises on purpose; anything else is a bug."""
 
+    exit_code = BAD_INPUT
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message, 600))
+
 
 class CaseError(JevalError):
-    """The case (or its file) is not something we can score."""
+    """The case (or its file, link or settings) is not something we can score."""
 
 
-class BudgetError(JevalError):
+class BudgetError(CaseError):
     """The packed request would exceed one of Jev's token budgets."""
 
 
 class JudgeError(JevalError):
-    """A judge could not answer (bad key, rate limit, server down, broken response...)."""
+    """A judge could not answer (no key, bad key, rate limit, server down, broken reply...)."""
+
+    exit_code = JUDGE_FAILED

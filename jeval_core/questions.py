@@ -2,15 +2,17 @@
 
 A question is a statement about named parts of the request state (`context[2]`, `input`...).
 The hosted judge reads `text`; the offline judges read `relation`, `subject` and `against`,
-so both answer the very same object and the UI can show exactly what was asked.
+whose texts travel with the question, so both answer the very same object and the UI can
+show exactly what was asked.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from . import wire
 
 # What a question asserts about its subject. Local judges pick their signal by relation.
 HELPS_ANSWER = "helps_answer"  # a chunk helps answer the input (or supports expected)
@@ -22,38 +24,21 @@ TOXIC = "toxic"  # a sentence contains toxic or harmful language
 
 RELATIONS = (HELPS_ANSWER, RELEVANT_TO, SUPPORTED_BY, ATTRIBUTABLE_TO, CONTRADICTS, TOXIC)
 
-_BACKTICKED = re.compile(r"`([A-Za-z_]+)(?:\[\d+\])?`")
+# `context`, `output[2]`, `context[3][1]`: a state name and up to two indices.
+NAMED = re.compile(r"`([A-Za-z_]+)((?:\[\d+\]){0,2})`")
 
 
 @dataclass(frozen=True)
-class Ref:
-    """A name in the request state, optionally one item of a list: `context[2]`, `input`."""
+class Operand:
+    """A named part of the case as a question names it (`context[2]`), with its text(s)."""
 
-    field: str
-    index: int | None = None
+    name: str
+    texts: tuple[str, ...]
 
-    def __str__(self) -> str:
-        return self.field if self.index is None else f"{self.field}[{self.index}]"
-
-    def resolve(self, state: Mapping[str, Any]) -> Any:
-        """The text (or list of texts) this name stands for in `state`; None when absent."""
-        value = state.get(self.field)
-        if self.index is None or value is None:
-            return value
-        return value[self.index] if 0 <= self.index < len(value) else None
-
-    def texts(self, state: Mapping[str, Any]) -> list[str]:
-        """What this name stands for as a list of texts (one for `input`, all for `context`)."""
-        return texts_of(self.resolve(state))
-
-
-def texts_of(value: Any) -> list[str]:
-    """A state value as texts: a string alone, the strings of a list, nothing otherwise."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
-    return []
+    @property
+    def text(self) -> str:
+        """All of it as one text (chunks joined by blank lines)."""
+        return "\n\n".join(self.texts)
 
 
 @dataclass(frozen=True)
@@ -63,8 +48,8 @@ class Question:
     id: str
     text: str
     relation: str
-    subject: Ref
-    against: tuple[Ref, ...] = ()
+    subject: Operand
+    against: tuple[Operand, ...] = ()
     criteria: tuple[str, str] | None = None  # (what counts as true, what counts as false)
 
     @property
@@ -74,12 +59,17 @@ class Question:
 
     def wire(self) -> dict[str, Any]:
         """The System One noul question object, exactly as sent."""
-        body: dict[str, Any] = {"type": "noul", "instructions": self.text}
-        if self.criteria is not None:
-            body["criteria"] = {"true": self.criteria[0], "false": self.criteria[1]}
-        return body
+        return wire.noul(self.text, self.criteria)
 
-    def names(self) -> set[str]:
-        """State names the text mentions in backticks: each must exist in the state sent."""
-        texts = [self.text, *(self.criteria or ())]
-        return {m.group(1) for t in texts for m in _BACKTICKED.finditer(t)}
+    def names(self) -> dict[str, int]:
+        """State names the text mentions, each with how many indices deep it is named.
+
+        `output` is 0, `output[1]` is 1, `context[2][0]` is 2: the state is shaped so every
+        name resolves (a field named with an index is sent as a list of its sentences).
+        """
+        found: dict[str, int] = {}
+        for t in (self.text, *(self.criteria or ())):
+            for m in NAMED.finditer(t):
+                depth = m.group(2).count("[")
+                found[m.group(1)] = max(found.get(m.group(1), 0), depth)
+        return found

@@ -1,41 +1,26 @@
-"""Pack every selected evaluator's questions into ONE System One request (DESIGN §3).
+"""Pack every selected evaluator's questions into ONE System One request.
 
-Identical questions are asked once and shared; the state carries the case's fields plus the
-derived lists the questions name. Token counts here are estimates (about four characters of
-compact JSON per token); a judge's own usage replaces them once it has answered.
+Identical questions are asked once and shared. The state carries only what the questions
+name, and no text twice: a field that questions address sentence by sentence (`output[1]`,
+`context[2][0]`) is sent as the list of its sentences instead of as one string beside it.
+Token counts here are estimates; a judge's own usage replaces them once it has answered.
 """
 
 from __future__ import annotations
 
-import json
-import math
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from . import evaluators
+from . import wire
 from .case import Case
 from .errors import BudgetError
+from .evaluators import Evaluator
 from .questions import Question
 
-DEFAULT_MODEL = "jev-latest"
-TOTAL_BUDGET = 65_536  # state + all questions
-STATE_PLUS_QUESTION_BUDGET = 32_768  # state + the longest question
-PRICE_PER_BILLION_INPUT_TOKENS_USD = 42.0  # output tokens are free
-CHARS_PER_TOKEN = 4
-DERIVED = ("output_sentences", "expected_sentences", "context_statements")
-
-
-def estimate_tokens(value: Any) -> int:
-    """Estimated tokens of a JSON value as sent: compact JSON length / 4, rounded up."""
-    text = value if isinstance(value, str) else _compact(value)
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
-
-
-def cost_usd(input_tokens: int) -> float:
-    """Dollars for `input_tokens` at $42 per billion input tokens."""
-    return input_tokens * PRICE_PER_BILLION_INPUT_TOKENS_USD / 1e9
+_ROOT = re.compile(r"`([A-Za-z_]+)")  # the state names a template mentions
 
 
 @dataclass(frozen=True)
@@ -60,12 +45,12 @@ class Packed:
     """One request body and the bookkeeping to route its answers back to each evaluator."""
 
     body: dict[str, Any]
-    selected: tuple[str, ...]  # evaluator names in the order the user picked them
-    plan: dict[str, list[Question]]  # evaluator -> its own questions (ids are its own)
-    skipped: dict[str, str]  # evaluator -> why it asks nothing ("needs `expected`")
+    selected: tuple[Evaluator, ...]  # in the order the user picked them
+    plan: dict[str, list[Question]]  # evaluator name -> its own questions (its own ids)
+    skipped: dict[str, str]  # evaluator name -> why it asks nothing ("needs `expected`")
     wire_ids: dict[str, str]  # an evaluator's question id -> the id it is asked under
     tokens: Tokens
-    parts: tuple[tuple[str, int], ...]  # (state name, estimated tokens) largest contributors
+    parts: tuple[tuple[str, int], ...]  # (state name, estimated tokens), largest first
 
     @cached_property
     def asked(self) -> dict[str, Question]:
@@ -77,34 +62,21 @@ class Packed:
         return first
 
     @property
+    def model(self) -> str:
+        return str(self.body["model"])
+
+    @property
     def state(self) -> dict[str, Any]:
         return self.body["state"]
 
     @property
     def cost_usd(self) -> float:
-        """Estimated cost of this request."""
-        return cost_usd(self.tokens.total)
+        """Estimated cost of this request on the hosted judge."""
+        return wire.cost_usd(self.tokens.total)
 
     def budget_problem(self) -> str | None:
-        """One line saying which budget is exceeded, by what, and what to cut; None if fine."""
-        t = self.tokens
-        if t.state_plus_longest > STATE_PLUS_QUESTION_BUDGET:
-            over = t.state_plus_longest - STATE_PLUS_QUESTION_BUDGET
-            what = (f"state plus its longest question is ~{t.state_plus_longest:,} tokens "
-                    f"(estimate), over Jev's {STATE_PLUS_QUESTION_BUDGET:,} budget by ~{over:,}")
-        elif t.total > TOTAL_BUDGET:
-            over = t.total - TOTAL_BUDGET
-            what = (f"state plus all {len(self.body['questions'])} questions is ~{t.total:,} "
-                    f"tokens (estimate), over Jev's {TOTAL_BUDGET:,} budget by ~{over:,}")
-        else:
-            return None
-        culprits = _largest_covering(self.parts, over)
-        names = ", ".join(f"{name} (~{n:,} tokens)" for name, n in culprits)
-        if all(name.startswith("context[") for name, _ in culprits):
-            fix = "split them into smaller chunks or remove them"
-        else:
-            fix = "shorten them, or split the context into smaller chunks"
-        return f"request too large: {what}; largest parts: {names}; {fix}"
+        """One line: which budget is over, by how much, and what to cut; None if it fits."""
+        return _budget_problem(self.tokens, self.parts, self.plan)
 
     def check_budget(self) -> None:
         problem = self.budget_problem()
@@ -112,79 +84,87 @@ class Packed:
             raise BudgetError(problem)
 
 
-def one_call_per_question(packed: Packed) -> tuple[int, int]:
-    """(requests, estimated input tokens) if each question went alone with just its operands.
+def pack(case: Case, chosen: Sequence[Evaluator], model: str = wire.DEFAULT_MODEL) -> Packed:
+    """The one request that asks every question of the evaluators `chosen` about `case`.
 
-    That is how RAGAS (a call per chunk) and DeepEval (a call per verdict) ask; their prompt
-    templates come on top of this, so the figure understates what they send.
+    A case whose text alone is over budget is refused before any sentence is split.
     """
-    tokens = 0
-    for wid, q in packed.asked.items():
-        state = {str(ref): ref.resolve(packed.state) for ref in (q.subject, *q.against)}
-        tokens += estimate_tokens(state) + estimate_tokens({wid: q.wire()})
-    return len(packed.asked), tokens
-
-
-def default_evaluators(case: Case) -> list[str]:
-    """chunk_relevance plus every evaluator whose fields the case has."""
-    chosen = [n for n, e in evaluators.EVALUATORS.items() if e.missing(case) is None]
-    if evaluators.chunk_relevance.NAME not in chosen:
-        chosen.insert(0, evaluators.chunk_relevance.NAME)
-    return chosen
-
-
-def pack(case: Case, names: Sequence[str], model: str = DEFAULT_MODEL) -> Packed:
-    """The one request that asks every question of the evaluators `names` about `case`."""
+    selected = tuple(dict.fromkeys(chosen))
+    _precheck(case, [e for e in selected if e.missing(case) is None])
     plan: dict[str, list[Question]] = {}
     skipped: dict[str, str] = {}
-    selected = tuple(dict.fromkeys(names))
-    for name in selected:
-        evaluator = evaluators.get(name)
+    for evaluator in selected:
         reason = evaluator.missing(case)
         qs = [] if reason else evaluator.questions(case)
         if not reason and not qs:
             reason = "nothing to judge: no sentences or chunks in this case"
         if reason:
-            skipped[name] = reason
+            skipped[evaluator.name] = reason
         else:
-            plan[name] = qs
+            plan[evaluator.name] = qs
 
     wire_ids: dict[str, str] = {}
     by_key: dict[Any, str] = {}
-    wire: dict[str, Any] = {}
+    questions: dict[str, Any] = {}
     for qs in plan.values():
         for q in qs:
             wid = by_key.setdefault(q.key, q.id)
             wire_ids[q.id] = wid
             if wid == q.id:
-                wire[wid] = q.wire()
+                questions[wid] = q.wire()
 
-    state = _state(case, (q for qs in plan.values() for q in qs))
-    body = {"model": model, "state": state, "questions": wire}
-    q_tokens = [estimate_tokens({wid: q}) for wid, q in wire.items()]
-    tokens = Tokens(estimate_tokens(state), sum(q_tokens), max(q_tokens, default=0))
-    return Packed(body, selected, plan, skipped, wire_ids, tokens, _parts(state))
+    state = state_for(case, [q for qs in plan.values() for q in qs])
+    q_tokens = [wire.estimate_tokens({wid: q}) for wid, q in questions.items()]
+    tokens = Tokens(wire.estimate_tokens(state), sum(q_tokens), max(q_tokens, default=0))
+    return Packed(wire.body(model, state, questions), selected, plan, skipped, wire_ids,
+                  tokens, _parts(state))
 
 
-def _state(case: Case, questions: Iterable[Question]) -> dict[str, Any]:
-    named = {n for q in questions for n in q.names()}
-    state: dict[str, Any] = {"input": case.input, "output": case.output}
-    if case.expected is not None or "expected" in named:
-        # Seed 000's fixed text names `expected` "if present": say plainly that it is not.
-        state["expected"] = case.expected
-    state["context"] = list(case.context)
-    for name in DERIVED:
-        if name in named:
-            state[name] = case.value(name)
+def state_for(case: Case, questions: Sequence[Question]) -> dict[str, Any]:
+    """The case's fields that `questions` name, each in the shape its names need."""
+    depth: dict[str, int] = {}
+    for q in questions:
+        for name, d in q.names().items():
+            depth[name] = max(depth.get(name, 0), d)
+    state: dict[str, Any] = {}
+    if "input" in depth:
+        state["input"] = case.input
+    if "output" in depth:
+        state["output"] = list(case.output_sentences) if depth["output"] else case.output
+    if "expected" in depth:
+        # Seed 000's fixed text names `expected` "if present": say plainly when it is not.
+        if case.expected is None:
+            state["expected"] = None
+        else:
+            state["expected"] = (list(case.expected_sentences) if depth["expected"]
+                                 else case.expected)
+    if "context" in depth:
+        state["context"] = ([list(s) for s in case.chunk_sentences] if depth["context"] > 1
+                            else list(case.context))
     return state
 
 
-def _parts(state: dict[str, Any]) -> tuple[tuple[str, int], ...]:
+def _precheck(case: Case, asking: Sequence[Evaluator]) -> None:
+    """Refuse a case whose raw text is over the state budget before splitting anything."""
+    named = {m.group(1) for e in asking for m in _ROOT.finditer(e.template)}
+    sizes = [(n, wire.estimate_text(t)) for n, t in (
+        ("input", case.input), ("output", case.output), ("expected", case.expected or ""))
+        if n in named]
+    if "context" in named:
+        sizes += [(f"context[{i}]", wire.estimate_text(c)) for i, c in enumerate(case.context)]
+    estimate = sum(n for _, n in sizes)
+    if estimate > wire.STATE_PLUS_QUESTION_BUDGET:
+        sizes.sort(key=lambda p: -p[1])
+        raise BudgetError(_state_over(estimate, estimate - wire.STATE_PLUS_QUESTION_BUDGET,
+                                      tuple(sizes)))
+
+
+def _parts(state: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
     """Estimated tokens each field or chunk adds to the state, largest first."""
-    repeat = 2 if "context_statements" in state else 1  # its sentences repeat every chunk
-    parts = [(n, estimate_tokens(state[n])) for n in ("input", "output", "expected") if n in state]
-    chunks = enumerate(state["context"])
-    parts += [(f"context[{i}]", estimate_tokens(c) * repeat) for i, c in chunks]
+    parts = [(n, wire.estimate_tokens(state[n])) for n in ("input", "output", "expected")
+             if n in state]
+    parts += [(f"context[{i}]", wire.estimate_tokens(c))
+              for i, c in enumerate(state.get("context", []))]
     return tuple(sorted(parts, key=lambda p: -p[1]))
 
 
@@ -198,5 +178,48 @@ def _largest_covering(parts: Sequence[tuple[str, int]], over: int) -> list[tuple
     return picked
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+def _state_over(size: int, over: int, parts: Sequence[tuple[str, int]]) -> str:
+    culprits = _largest_covering(parts, over)
+    names = ", ".join(f"{name} (~{n:,} tokens)" for name, n in culprits)
+    if all(name.startswith("context[") for name, _ in culprits):
+        fix = "shorten or remove those chunks, or split them into smaller ones"
+    else:
+        fix = "shorten them, or remove chunks"
+    return (f"request too large: the case's text is ~{size:,} tokens (estimate), over Jev's "
+            f"{wire.STATE_PLUS_QUESTION_BUDGET:,} state-plus-question budget by ~{over:,}; "
+            f"largest parts: {names}; {fix}")
+
+
+def _budget_problem(
+    t: Tokens, parts: Sequence[tuple[str, int]], plan: Mapping[str, list[Question]]
+) -> str | None:
+    if t.state_plus_longest > wire.STATE_PLUS_QUESTION_BUDGET:
+        return _state_over(t.state_plus_longest,
+                           t.state_plus_longest - wire.STATE_PLUS_QUESTION_BUDGET, parts)
+    if t.total <= wire.TOTAL_BUDGET:
+        return None
+    over = t.total - wire.TOTAL_BUDGET
+    head = (f"request too large: state plus all {sum(len(q) for q in plan.values()):,} "
+            f"questions is ~{t.total:,} tokens (estimate), over Jev's "
+            f"{wire.TOTAL_BUDGET:,} budget by ~{over:,}")
+    if t.questions >= t.state:
+        counts = sorted(((len(qs), name) for name, qs in plan.items()), reverse=True)
+        most = ", ".join(f"{name} asks {n:,}" for n, name in counts[:3])
+        return (f"{head}; the questions are the larger part ({most}): select fewer "
+                "evaluators, or send fewer chunks or shorter texts")
+    culprits = _largest_covering(parts, over)
+    names = ", ".join(f"{name} (~{n:,} tokens)" for name, n in culprits)
+    return f"{head}; largest parts of the state: {names}; shorten or remove them"
+
+
+def one_call_per_question(packed: Packed) -> tuple[int, int]:
+    """(requests, estimated input tokens) if each question went alone with just its operands.
+
+    That is how RAGAS (a call per chunk) and DeepEval (a call per verdict) ask; their prompt
+    templates come on top of this, so the figure understates what they send.
+    """
+    tokens = 0
+    for wid, q in packed.asked.items():
+        operands = {op.name: op.text for op in (q.subject, *q.against)}
+        tokens += wire.estimate_tokens(operands) + wire.estimate_tokens({wid: q.wire()})
+    return len(packed.asked), tokens

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,15 +31,18 @@ def passes(score: float, threshold: float, higher_is_better: bool) -> bool:
 
 @dataclass(frozen=True)
 class Detail:
-    """One question's row: what was asked, the judge's p(true), and the verdict in words."""
+    """One question's row: what it judged, what was asked, p(true), and the verdict."""
 
     id: str
+    judged: str  # the state name the question is about: `context[2]`, `output[0]`
     question: str
     p: float
-    verdict: str
+    yes: bool
+    verdict: str  # the evaluator's word for yes or no
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "question": self.question, "p": self.p, "verdict": self.verdict}
+        return {"id": self.id, "judged": self.judged, "question": self.question, "p": self.p,
+                "yes": self.yes, "verdict": self.verdict}
 
 
 @dataclass(frozen=True)
@@ -89,12 +93,7 @@ class Result:
         }
 
 
-def skipped(evaluator: str, threshold: float, higher_is_better: bool, reason: str) -> Result:
-    """A defined result for an evaluator that had nothing to judge: no score, never a fake one."""
-    return Result(evaluator, None, threshold, higher_is_better, reason)
-
-
-def case_passed(results: dict[str, Result]) -> bool | None:
+def case_passed(results: Mapping[str, Result]) -> bool | None:
     """A case passes only if every scored evaluator passes; None when nothing was scored."""
     scored = [r for r in results.values() if not r.skipped]
     if not scored:

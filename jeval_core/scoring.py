@@ -1,18 +1,23 @@
-"""Score one case: evaluators emit questions -> one packed request -> a judge -> reduce."""
+"""Score one case: evaluators emit questions -> one packed request -> a judge -> reduce.
+
+The request's model is decided here and only here (`prepare`): the judge's own model, or the
+default. Thresholds are settings of a run: `Report.with_thresholds` re-reduces the answers
+already given, without asking the judge again.
+"""
 
 from __future__ import annotations
 
-import math
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import evaluators, judges
+from . import evaluators as registry
+from . import judges, wire
 from .case import Case
-from .errors import JudgeError
+from .evaluators import Evaluator
 from .judges import Answers, Judge, Usage
-from .request import DEFAULT_MODEL, Packed, cost_usd, default_evaluators, pack
+from .request import Packed, pack
 from .results import Result, case_passed
 
 
@@ -27,6 +32,8 @@ class Report:
     latency_s: float
     approximates: bool
     answers: dict[str, float] = field(default_factory=dict)  # p(true) by question id as sent
+    thresholds: dict[str, float] = field(default_factory=dict)  # the ones set for this run
+    price_per_billion_input_tokens: float = wire.PRICE_PER_BILLION_INPUT_TOKENS_USD
     model: str | None = None
     request_id: str | None = None
 
@@ -37,20 +44,22 @@ class Report:
 
     @property
     def cost_usd(self) -> float:
-        return cost_usd(self.usage.input_tokens)
+        """What this judge billed (0 for offline judges)."""
+        return self.usage.input_tokens * self.price_per_billion_input_tokens / 1e9
+
+    def with_thresholds(self, thresholds: Mapping[str, float]) -> Report:
+        """The same answers reduced at other thresholds; the judge is not asked again."""
+        merged = {**self.thresholds, **thresholds}
+        return replace(self, results=reduce_all(self.packed, self.answers, merged),
+                       thresholds=merged)
 
     def rows(self, evaluator: str) -> list[dict[str, Any]]:
         """One row per question of `evaluator`: what it judged (name and text), p, verdict."""
         result = self.results[evaluator]
-        questions = {q.id: q for q in self.packed.plan.get(evaluator, [])}
-        rows = []
-        for d in result.details:
-            subject = questions[d.id].subject
-            text = subject.resolve(self.packed.state)
-            rows.append({"id": d.id, "judged": str(subject),
-                         "text": text if isinstance(text, str) else "", "p": d.p,
-                         "verdict": d.verdict, "question": d.question})
-        return rows
+        texts = {q.id: q.subject.text for q in self.packed.plan.get(evaluator, [])}
+        return [{"id": d.id, "judged": d.judged, "text": texts.get(d.id, ""), "p": d.p,
+                 "yes": d.yes, "verdict": d.verdict, "question": d.question}
+                for d in result.details]
 
     def questions(self) -> list[dict[str, Any]]:
         """The questions as sent (shared ones once): id, verbatim text, p(true)."""
@@ -77,64 +86,60 @@ class Report:
         }
 
 
-def score(
-    case: Case,
-    names: Sequence[str] | None = None,
-    judge: Judge | None = None,
-    model: str = DEFAULT_MODEL,
-) -> Report:
-    """Score `case` with the evaluators `names` (default: all that apply) in one request.
-
-    The judge defaults to the local one (offline, no key). A judge with its own `model`
-    (the hosted one) decides the model named in the request.
-    """
-    if judge is None:
-        judge = judges.get(judges.DEFAULT)
-    names = list(names) if names else default_evaluators(case)
-    packed = pack(case, names, getattr(judge, "model", None) or model)
+def prepare(case: Case, chosen: Sequence[Evaluator] | None, judge: Judge) -> Packed:
+    """The request `judge` will receive for `case`, budget-checked."""
+    selected = tuple(chosen) if chosen else registry.defaults(case)
+    packed = pack(case, selected, judge.model or wire.DEFAULT_MODEL)
     packed.check_budget()
+    return packed
+
+
+def run(packed: Packed, judge: Judge, thresholds: Mapping[str, float] | None = None) -> Report:
+    """Ask `judge` the packed questions (nothing is sent when there are none) and reduce."""
     started = time.perf_counter()
-    answers = judge.answer(packed.state, packed.asked) if packed.asked else Answers({})
+    answers = judge.answer(packed) if packed.asked else Answers({})
     latency = time.perf_counter() - started
-    _check_answers(judge.name, packed, answers)
+    chosen = dict(thresholds or {})
     return Report(
         judge=judge.name,
-        results=reduce_all(packed, answers),
+        results=reduce_all(packed, answers.p, chosen),
         packed=packed,
         usage=answers.usage,
         latency_s=latency,
         approximates=judge.approximates,
         answers=dict(answers.p),
+        thresholds=chosen,
+        price_per_billion_input_tokens=judge.price_per_billion_input_tokens,
         model=answers.model,
         request_id=answers.request_id,
     )
 
 
-def reduce_all(packed: Packed, answers: Answers) -> dict[str, Result]:
+def score(
+    case: Case,
+    chosen: Sequence[Evaluator] | None = None,
+    judge: Judge | None = None,
+    thresholds: Mapping[str, float] | None = None,
+) -> Report:
+    """Score `case` with the evaluators `chosen` (default: all that apply) in one request.
+
+    The judge defaults to the local one (offline, no key).
+    """
+    judge = judge or judges.get(judges.DEFAULT)
+    return run(prepare(case, chosen, judge), judge, thresholds)
+
+
+def reduce_all(
+    packed: Packed, answers: Mapping[str, float], thresholds: Mapping[str, float]
+) -> dict[str, Result]:
     """Each evaluator's result from the shared answers, in the order they were selected."""
     results: dict[str, Result] = {}
-    for name in packed.selected:
-        evaluator = evaluators.get(name)
-        if name in packed.skipped:
-            results[name] = evaluator.skip(packed.skipped[name])
+    for evaluator in packed.selected:
+        threshold = thresholds.get(evaluator.name, evaluator.threshold)
+        if evaluator.name in packed.skipped:
+            results[evaluator.name] = evaluator.skip(packed.skipped[evaluator.name], threshold)
             continue
-        qs = packed.plan[name]
-        mine = {q.id: answers.p[packed.wire_ids[q.id]] for q in qs}
-        results[name] = evaluator.reduce(qs, mine, evaluator.threshold)
+        qs = packed.plan[evaluator.name]
+        mine = {q.id: answers[packed.wire_ids[q.id]] for q in qs}
+        results[evaluator.name] = evaluator.reduce(qs, mine, threshold)
     return results
-
-
-def _check_answers(judge: str, packed: Packed, answers: Answers) -> None:
-    missing = [wid for wid in packed.asked if wid not in answers.p]
-    if missing:
-        raise JudgeError(
-            f"the {judge} judge did not answer {len(missing)} question(s) ({missing[0]}, ...); "
-            "try again or pick another judge"
-        )
-    for wid in packed.asked:
-        p = answers.p[wid]
-        if not isinstance(p, (int, float)) or not math.isfinite(p) or not 0.0 <= p <= 1.0:
-            raise JudgeError(
-                f"the {judge} judge answered {wid} with {p!r}, not a probability in [0, 1]; "
-                "check the judge's base URL points at a Jev-compatible server"
-            )

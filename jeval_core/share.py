@@ -1,7 +1,9 @@
 """A case in a link: compact, versioned, and never carrying a key.
 
-The token is `v1.` + base64url(zlib(JSON of the case, its evaluators and the judge's name)).
-Decoding is bounded, so a hostile link cannot inflate into gigabytes.
+The token is `v1.` + base64url(zlib(JSON of the case file: the case, its evaluators and
+thresholds, and the judge's name)). Decoding is bounded in every direction (token length,
+inflated size, nesting) and raises nothing but CaseError, so a crafted link cannot break
+the page of whoever opens it.
 """
 
 from __future__ import annotations
@@ -10,54 +12,69 @@ import base64
 import binascii
 import json
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from . import evaluators as registry
-from . import judges
+from . import casefile, judges
 from .case import Case
+from .casefile import CaseFile
 from .errors import CaseError
+from .evaluators import Evaluator
+from .wire import parse_json
 
 VERSION = "v1."
-MAX_BYTES = 4 * 1024 * 1024  # decoded JSON larger than this is refused
+MAX_TOKEN_CHARS = 200_000  # a link longer than this is not a link anyone can share
+MAX_BYTES = 1024 * 1024  # inflated JSON larger than this is refused
 
 
 @dataclass(frozen=True)
 class Shared:
     """What a link carries."""
 
-    case: Case
-    evaluators: tuple[str, ...]
+    file: CaseFile
     judge: str | None
 
 
-def encode(case: Case, evaluators: Sequence[str] = (), judge: str | None = None) -> str:
+def encode(case: Case, chosen: Sequence[Evaluator] = (), judge: str | None = None,
+           thresholds: Mapping[str, float] | None = None) -> str:
     """The link token for a case (no key can be in it: none is ever passed here)."""
-    data = {**case.to_dict(), "evaluators": list(evaluators), "judge": judge}
+    data: dict[str, object] = {**case.to_dict()}
+    if chosen:
+        data["evaluators"] = [e.name for e in chosen]
+    if thresholds:
+        data["thresholds"] = dict(thresholds)
+    if judge:
+        data["judge"] = judge
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     packed = base64.urlsafe_b64encode(zlib.compress(raw, 9)).rstrip(b"=").decode("ascii")
     return VERSION + packed
 
 
-def decode(token: str) -> Shared:
+def decode(token: object) -> Shared:
     """The case a token carries, or a CaseError that says the link is damaged."""
-    damaged = CaseError("this share link is damaged or incomplete: copy the whole link again")
+    damaged = "this share link is damaged or incomplete: copy the whole link again"
     if not isinstance(token, str) or not token.startswith(VERSION):
-        raise damaged
+        raise CaseError(damaged)
+    if len(token) > MAX_TOKEN_CHARS:
+        raise CaseError("this share link is too long to be a case link: share the case as a "
+                        "downloaded JSON file instead")
     body = token[len(VERSION):]
     try:
         compressed = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
         inflater = zlib.decompressobj()
         raw = inflater.decompress(compressed, MAX_BYTES)
         if inflater.unconsumed_tail:
-            raise CaseError("this share link holds more than 4 MB of text: share the case as "
+            raise CaseError("this share link holds more than 1 MB of text: share the case as "
                             "a downloaded JSON file instead")
-        data = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError):
-        raise damaged from None
-    case = Case.from_dict(data)
-    names = registry.names_in(data["evaluators"]) if data.get("evaluators") else []
-    judge = data.get("judge")
+        data = parse_json(raw.decode("utf-8"))
+    except (binascii.Error, zlib.error, UnicodeError, ValueError):
+        raise CaseError(damaged) from None
+    if not isinstance(data, dict):
+        raise CaseError(damaged)
+    judge = data.pop("judge", None)
     if judge is not None and judge not in judges.NAMES:
-        raise damaged
-    return Shared(case, tuple(names), judge)
+        raise CaseError(damaged)
+    try:
+        return Shared(casefile.parse(data), judge)
+    except CaseError as err:
+        raise CaseError(f"this share link's case cannot be used: {err}") from None

@@ -13,9 +13,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from jeval_core import Report
+from jeval_core import Report, export
 from jeval_core.evaluators import EVALUATORS, Evaluator
 from jeval_core.request import one_call_per_question
+from jeval_core.results import Result
 
 GOOD, BAD, NEUTRAL = "#2e9e5b", "#d9534f", "#8a94a6"
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
@@ -39,7 +40,7 @@ def cards(report: Report, stale: bool) -> None:
                 card(name, report.results[name], stale)
 
 
-def card(name: str, result, stale: bool) -> None:
+def card(name: str, result: Result, stale: bool) -> None:
     head, badge_col = st.columns([3, 1], vertical_alignment="center")
     head.markdown(f"**{name}**")
     if result.skipped:
@@ -51,10 +52,11 @@ def card(name: str, result, stale: bool) -> None:
                     color=("green" if result.passed else "red") if not stale else "gray")
     rule = "≥" if result.higher_is_better else "≤"
     score_col, label_col = st.columns(2)
-    score_col.metric("score", f"{result.score:.2f}")
+    score = result.score if result.score is not None else 0.0
+    score_col.metric("score", f"{score:.2f}")
     label_col.metric("label", result.label)
     st.caption(f"passes at score {rule} {result.threshold:.2f} · confidence "
-               f"{result.confidence:.2f} (|score − 0.5| × 2)")
+               f"{result.confidence or 0.0:.2f} (|score − 0.5| × 2)")
     st.text(result.reason)
 
 
@@ -67,12 +69,16 @@ def details(report: Report) -> None:
         with tab:
             rows = pd.DataFrame(report.rows(name))
             st.altair_chart(chart(rows, EVALUATORS[name]), width="stretch")
+            columns = ["judged", "p", "verdict", "text", "id"]
             st.dataframe(
-                rows[["judged", "p", "verdict", "text", "id"]], hide_index=True,
-                width="stretch",
+                rows[columns], hide_index=True, width="stretch",
                 column_config={"p": st.column_config.NumberColumn("p(yes)", format="%.2f"),
                                "text": st.column_config.TextColumn("text", width="large")},
             )
+            st.download_button(
+                "Download these rows (CSV)", export.to_csv(report.rows(name), columns),
+                file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
+                help="text cells that would run as spreadsheet formulas are made inert")
 
 
 def questions(report: Report) -> None:

@@ -7,28 +7,32 @@ import time
 
 import streamlit as st
 
-from jeval_core import Case, CaseError, JevalError, Report, evaluators, score, share
-from jeval_core.evaluators import NAMES
+from jeval_core import Case, CaseError, JevalError, Report, casefile, share
+from jeval_core.evaluators import NAMES, Evaluator
+from jeval_core.judges import Judge
 from jeval_core.judges import get as get_judge
-from jeval_core.request import default_evaluators, pack
+from jeval_core.request import pack
+from jeval_core.scoring import prepare, run
+from jeval_core.text import one_line
 from pages import draw, session
 
 
 @st.cache_resource(show_spinner="Loading the offline judge…")
-def offline_judge(name: str):
+def offline_judge(name: str) -> Judge:
     judge = get_judge(name)
-    if hasattr(judge, "warm_up"):
-        judge.warm_up()
+    judge.warm_up()
     return judge
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def score_offline(case: Case, names: tuple[str, ...], judge: str) -> Report:
-    return score(case, list(names), offline_judge(judge))
+def score_offline(case: Case, chosen: tuple[Evaluator, ...], judge: str,
+                  thresholds: tuple[tuple[str, float], ...]) -> Report:
+    offline = offline_judge(judge)
+    return run(prepare(case, chosen, offline), offline, dict(thresholds))
 
 
 def on_example() -> None:
-    session.load(*session.read_example(st.session_state["example"]))
+    session.load(session.read_example(st.session_state["example"]))
 
 
 def on_upload() -> None:
@@ -36,17 +40,11 @@ def on_upload() -> None:
     if upload is None:
         return
     try:
-        data = json.loads(upload.getvalue().decode("utf-8-sig"))
-        case = Case.from_dict(data)
-        names = (evaluators.names_in(data["evaluators"]) if data.get("evaluators")
-                 else default_evaluators(case))
-    except (UnicodeDecodeError, ValueError):
-        st.session_state["notice"] = (f"{upload.name} is not a UTF-8 JSON case file; "
-                                      "nothing was changed")
+        loaded = casefile.decode(upload.getvalue(), upload.name)
     except CaseError as err:
-        st.session_state["notice"] = f"{upload.name}: {err}; nothing was changed"
+        st.session_state["notice"] = f"{err}; nothing was changed"
     else:
-        session.load(case, names)
+        session.load(loaded)
 
 
 def on_paste(replace: bool) -> None:
@@ -88,17 +86,19 @@ def editor() -> None:
     st.multiselect("evaluators", NAMES, key="evaluators", persist_state="session")
 
 
-def sharing(case: Case) -> None:
-    names = st.session_state.get("evaluators") or []
+def sharing(case: Case, chosen: tuple[Evaluator, ...]) -> None:
     judge = st.session_state.get("judge")
+    thresholds = st.session_state.get("thresholds") or {}
     left, mid = st.columns(2)
     if left.button("Copy link", width="stretch",
                    help="puts this case in the address bar and below; never the key"):
-        token = share.encode(case, names, judge)
+        token = share.encode(case, chosen, judge, thresholds)
         st.query_params["case"] = token
         base = st.context.url.split("?")[0] if st.context.url else ""
         st.session_state["link"] = f"{base}?case={token}"
-    payload = {**case.to_dict(), "evaluators": names}
+    payload = {**case.to_dict(), "evaluators": [e.name for e in chosen]}
+    if thresholds:
+        payload["thresholds"] = thresholds
     mid.download_button("Download JSON", json.dumps(payload, indent=2, ensure_ascii=False),
                         file_name="case.json", mime="application/json", width="stretch")
     st.file_uploader("Upload a case JSON", type=["json"], key="upload", on_change=on_upload)
@@ -106,24 +106,28 @@ def sharing(case: Case) -> None:
         st.code(st.session_state["link"], language=None, wrap_lines=True)
 
 
-def run_scoring(case: Case, names: list[str]) -> tuple[Report | None, str | None]:
+def run_scoring(case: Case, chosen: tuple[Evaluator, ...]) -> tuple[Report | None, str | None]:
     """Offline judges score on every commit; the hosted one only when asked."""
     judge = st.session_state.get("judge", "local")
+    thresholds = tuple(sorted((st.session_state.get("thresholds") or {}).items()))
     if judge != "jev":
         try:
-            return score_offline(case, tuple(names), judge), None
+            return score_offline(case, chosen, judge, thresholds), None
         except JevalError as err:
             return None, str(err)
-    packed = pack(case, names, st.session_state.get("jev_model") or "jev-latest")
+    try:
+        packed = pack(case, chosen, st.session_state.get("jev_model") or "jev-latest")
+    except JevalError as err:
+        return None, str(err)
     ask = st.button(f"Score with Jev (1 request, ~{packed.tokens.total:,} tokens, "
                     f"~${packed.cost_usd:.6f})", type="primary")
     if ask:
         try:
-            judge_obj = session.jev_from_settings()
+            hosted = session.jev_from_settings()
             try:
-                report = score(case, names, judge_obj)
+                report = run(prepare(case, chosen, hosted), hosted, dict(thresholds))
             finally:
-                judge_obj.close()
+                hosted.close()
             st.session_state["jev_result"] = report
         except JevalError as err:
             return None, str(err)
@@ -132,22 +136,30 @@ def run_scoring(case: Case, names: list[str]) -> tuple[Report | None, str | None
 
 @st.fragment
 def workbench() -> None:
+    try:
+        panel()
+    except Exception as err:  # the boundary: a visitor sees one line, never a traceback
+        st.error(draw.inert(f"Something went wrong on this page ({type(err).__name__}: "
+                            f"{one_line(err, 200)}). Your text is kept; please report this."))
+
+
+def panel() -> None:
     inputs, results = st.columns([4, 6], gap="large")
     with inputs:
         st.selectbox("example", list(session.examples()), key="example",
                      on_change=on_example, index=None, placeholder="Load an example…")
         editor()
         case = session.current_case()
-        sharing(case)
+        chosen = session.chosen_evaluators()
+        sharing(case, chosen)
         if st.session_state.get("notice"):
             st.warning(draw.inert(st.session_state.pop("notice")))
-    names = st.session_state.get("evaluators") or []
     with results:
-        if not names:
+        if not chosen:
             st.info("Pick at least one evaluator.")
             return
         started = time.perf_counter()
-        report, error = run_scoring(case, names)
+        report, error = run_scoring(case, chosen)
         if report is not None:
             st.session_state["last_good"] = report
         if error:
@@ -159,8 +171,8 @@ def workbench() -> None:
             return
         if report is None:
             stale = "These are the last good results: the latest scoring failed."
-        elif (shown.packed.state != pack(case, names).state
-              or list(shown.results) != list(dict.fromkeys(names))):
+        elif (shown.packed.state != pack(case, chosen).state
+              or [e.name for e in shown.packed.selected] != [e.name for e in chosen]):
             stale = "These results are stale: the case changed since they were scored."
         else:
             stale = ""
@@ -174,17 +186,18 @@ def workbench() -> None:
 
 
 def header(report: Report, elapsed: float, stale: str) -> None:
-    judge = report.judge
-    line = (f"judge: {judge} · judge time {report.latency_s * 1000:.0f} ms · "
+    line = (f"judge: {report.judge} · judge time {report.latency_s * 1000:.0f} ms · "
             f"page {elapsed * 1000:.0f} ms")
+    if report.model:
+        line += f" · model {report.model}"
     if report.request_id:
         line += f" · request id {report.request_id}"
-    st.caption(line)
+    st.caption(draw.inert(line))
     if stale:
         st.warning(stale)
     if report.approximates:
-        note = getattr(offline_judge(judge), "note", "")
-        st.caption(f"{note} Verdicts can differ from the hosted judge's.")
+        st.caption(draw.inert(f"{offline_judge(report.judge).note} Verdicts can differ from "
+                              "the hosted judge's."))
 
 
 st.title("Playground")

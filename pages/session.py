@@ -1,43 +1,44 @@
 """Session state the pages share: the case being edited and the judge settings.
 
 Widgets keep their values across page switches (persist_state="session"); the API key lives
-only in this browser session's memory and never reaches a URL, a file or a log.
+only in this browser session's memory and never reaches a URL, a file or a log. The key from
+the environment goes only to the server the environment configured.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import uuid
 from pathlib import Path
 
 import streamlit as st
 
-from jeval_core import Case, CaseError, JevalError, evaluators, share
+from jeval_core import Case, CaseError, JevalError, casefile, share
+from jeval_core import evaluators as registry
+from jeval_core.casefile import CaseFile
+from jeval_core.evaluators import Evaluator
+from jeval_core.judges import LABELS
 from jeval_core.judges import jev as jev_judge
-from jeval_core.request import default_evaluators
 from pages import draw
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 DEFAULT_EXAMPLE = "jev_pricing"
-JUDGE_LABELS = {"local": "Local (offline, default)", "lexical": "Lexical (word overlap)",
-                "jev": "Jev (hosted, needs a key)"}
 
 
 def examples() -> dict[str, Path]:
     return {p.stem: p for p in sorted(EXAMPLES.glob("*.json"))}
 
 
-def read_example(name: str) -> tuple[Case, list[str]]:
-    data = json.loads(examples()[name].read_text())
-    case = Case.from_dict(data)
-    names = data.get("evaluators")
-    return case, evaluators.names_in(names) if names else default_evaluators(case)
+def read_example(name: str) -> CaseFile:
+    path = examples()[name]
+    return casefile.decode(path.read_bytes(), path.name)
 
 
-def load(case: Case, names: list[str]) -> None:
+def load(loaded: CaseFile) -> None:
     """Put a case into the editor's widgets (call from a callback or before the widgets)."""
+    case = loaded.case
+    for key in [k for k in st.session_state if str(k).startswith("chunk_")]:
+        del st.session_state[key]  # the previous case's chunks: nothing may pile up
     st.session_state["input"] = case.input
     st.session_state["output"] = case.output
     st.session_state["expected"] = case.expected or ""
@@ -45,7 +46,8 @@ def load(case: Case, names: list[str]) -> None:
     for uid, chunk in zip(ids, case.context, strict=True):
         st.session_state[f"chunk_{uid}"] = chunk
     st.session_state["chunk_ids"] = ids
-    st.session_state["evaluators"] = names
+    st.session_state["evaluators"] = [e.name for e in loaded.chosen()]
+    st.session_state["thresholds"] = dict(loaded.thresholds)
 
 
 def ensure_case() -> None:
@@ -59,11 +61,11 @@ def ensure_case() -> None:
         except CaseError as err:
             st.session_state["notice"] = str(err)
         else:
-            load(shared.case, list(shared.evaluators) or default_evaluators(shared.case))
-            if shared.judge in JUDGE_LABELS:
+            load(shared.file)
+            if shared.judge in LABELS:
                 st.session_state["judge"] = shared.judge
             return
-    load(*read_example(DEFAULT_EXAMPLE))
+    load(read_example(DEFAULT_EXAMPLE))
 
 
 def current_case() -> Case:
@@ -75,6 +77,11 @@ def current_case() -> Case:
         expected=expected if expected.strip() else None,
         context=tuple(st.session_state.get(f"chunk_{uid}", "") for uid in ids),
     )
+
+
+def chosen_evaluators() -> tuple[Evaluator, ...]:
+    """The evaluators picked in the multiselect, as objects (names resolved here, once)."""
+    return tuple(registry.get(n) for n in st.session_state.get("evaluators") or [])
 
 
 def split_chunks(text: str) -> list[str]:
@@ -101,34 +108,60 @@ def move_chunk(uid: str, step: int) -> None:
 
 def delete_chunk(uid: str) -> None:
     st.session_state["chunk_ids"].remove(uid)
+    st.session_state.pop(f"chunk_{uid}", None)
+
+
+def env_key_for(url: str) -> bool:
+    """Whether the environment holds a key meant for this base URL."""
+    try:
+        return jev_judge.key_from_env(url) is not None
+    except JevalError:
+        return False
 
 
 def judge_settings() -> None:
     """The sidebar: which judge answers, and the hosted judge's connection."""
     st.session_state.setdefault("judge", "local")
     with st.sidebar:
-        st.radio("Judge", list(JUDGE_LABELS), format_func=JUDGE_LABELS.get, key="judge")
+        st.radio("Judge", list(LABELS), format_func=LABELS.get, key="judge")
         if st.session_state["judge"] != "jev":
             return
-        st.session_state.setdefault(
-            "jev_base_url", os.environ.get(jev_judge.BASE_URL_ENV) or jev_judge.DEFAULT_BASE_URL)
+        st.session_state.setdefault("jev_base_url", default_base_url())
         st.text_input("Base URL", key="jev_base_url", persist_state="session")
-        env_key = jev_judge.key_from_env(st.session_state.get("jev_base_url") or "")
+        has_env_key = env_key_for(st.session_state.get("jev_base_url") or "")
         st.text_input("API key", type="password", key="jev_key", persist_state="session",
-                      placeholder="using the key from the environment" if env_key else
-                      "paste your key", help="Kept in this browser session's memory only: "
-                      "never in the link, the downloads or the logs.")
+                      placeholder="using the key from the environment" if has_env_key else
+                      "paste your key for this server",
+                      help="Kept in this browser session's memory only: never in the link, "
+                      "the downloads or the logs. The environment's key is only sent to the "
+                      "server the environment names.")
         models = st.session_state.get("jev_models") or [st.session_state.get("jev_model")
                                                          or "jev-latest"]
         st.selectbox("Model", models, key="jev_model", persist_state="session")
         if st.button("Load models from the server"):
-            try:
-                judge = jev_from_settings()
-                st.session_state["jev_models"] = [m["name"] for m in judge.models()]
-                judge.close()
-                st.rerun()
-            except JevalError as err:
-                st.error(draw.inert(str(err)))
+            load_models()
+        if st.session_state.get("models_error"):
+            st.error(draw.inert(st.session_state.pop("models_error")))
+
+
+def default_base_url() -> str:
+    try:
+        return jev_judge.configured_base_url()
+    except JevalError:
+        return jev_judge.DEFAULT_BASE_URL
+
+
+def load_models() -> None:
+    try:
+        judge = jev_from_settings()
+        try:
+            st.session_state["jev_models"] = [m.name for m in judge.models()]
+        finally:
+            judge.close()
+        st.rerun()
+    except JevalError as err:
+        st.session_state["models_error"] = str(err)
+        st.rerun()
 
 
 def jev_from_settings() -> jev_judge.JevJudge:

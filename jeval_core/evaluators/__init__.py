@@ -1,7 +1,17 @@
-"""The eight evaluators (DESIGN §4), one module each, in the order the product shows them."""
+"""The eight evaluators, one module each, and the one place names become evaluators.
+
+Names are resolved at the edge (CLI, page, share link, upload, dataset reader) by `resolve`,
+thresholds by `thresholds`; everything past the edge holds Evaluator objects.
+"""
 
 from __future__ import annotations
 
+import difflib
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..case import Case
 from ..errors import CaseError
 from . import (
     answer_relevancy,
@@ -13,43 +23,90 @@ from . import (
     hallucination,
     toxicity,
 )
-from .base import Evaluator
+from .base import Docs, Evaluator
 
-EVALUATORS: dict[str, Evaluator] = {
-    m.NAME: Evaluator.from_module(m)
-    for m in (
-        chunk_relevance,
-        context_relevancy,
-        contextual_precision,
-        contextual_recall,
-        faithfulness,
-        answer_relevancy,
-        hallucination,
-        toxicity,
-    )
-}
-NAMES = tuple(EVALUATORS)
+ALL: tuple[Evaluator, ...] = tuple(m.EVALUATOR for m in (
+    chunk_relevance, context_relevancy, contextual_precision, contextual_recall,
+    faithfulness, answer_relevancy, hallucination, toxicity,
+))
+NAMES = tuple(e.name for e in ALL)
+EVALUATORS: dict[str, Evaluator] = {e.name: e for e in ALL}
+_BY_NAME: dict[str, Evaluator] = {n: e for e in ALL for n in (e.name, *e.aliases)}
 
 
 def get(name: str) -> Evaluator:
-    """The evaluator called `name`, or a CaseError listing the valid names."""
+    """The evaluator called `name` (or one of its aliases), or a CaseError naming the choices."""
     try:
-        return EVALUATORS[name]
-    except KeyError:
-        raise CaseError(
-            f"unknown evaluator {name!r}: choose from {', '.join(NAMES)}"
-        ) from None
+        return _BY_NAME[name.strip()]
+    except (KeyError, AttributeError):
+        shown = str(name)[:40]
+        close = difflib.get_close_matches(shown, list(_BY_NAME), n=1)
+        hint = f'did you mean "{close[0]}"? ' if close else ""
+        raise CaseError(f"unknown evaluator {shown!r}: {hint}choose from "
+                        f"{', '.join(NAMES)}") from None
 
 
-def names_in(value: object) -> list[str]:
-    """A case file's "evaluators" value as known names, or a CaseError saying what to fix."""
-    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+def defaults(case: Case) -> tuple[Evaluator, ...]:
+    """chunk_relevance plus every evaluator whose fields the case has."""
+    chosen = [e for e in ALL if e.missing(case) is None]
+    if chunk_relevance.EVALUATOR not in chosen:
+        chosen.insert(0, chunk_relevance.EVALUATOR)
+    return tuple(chosen)
+
+
+def resolve(value: Any, case: Case | None = None) -> tuple[Evaluator, ...]:
+    """Evaluators from what a user gave: None -> the case's defaults; "a,b" or ["a", "b"]
+    -> those, in order, each once. An empty list is an error everywhere: it would run
+    nothing, and silently running the defaults instead would run what was not asked for.
+    """
+    if value is None:
+        if case is None:
+            raise CaseError("no evaluators given and no case to pick defaults for")
+        return defaults(case)
+    if isinstance(value, str):
+        value = [n for n in value.split(",") if n.strip()]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(n, str) for n in value):
         raise CaseError('"evaluators" must be a list of names, e.g. ["chunk_relevance"]')
     if not value:
-        raise CaseError('"evaluators" is empty: name at least one, or remove the key')
-    for name in value:
-        get(name)
-    return list(value)
+        raise CaseError("the evaluator list is empty: name at least one (e.g. "
+                        "chunk_relevance), or leave it out to run the defaults")
+    return tuple(dict.fromkeys(get(n) for n in value))
 
 
-__all__ = ["EVALUATORS", "NAMES", "Evaluator", "get", "names_in"]
+def thresholds(value: Any) -> dict[str, float]:
+    """Per-evaluator thresholds from {"name": number} or ["name=value", ...], validated."""
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        pairs: list[tuple[str, Any]] = []
+        for item in value:
+            name, sep, number = str(item).partition("=")
+            if not sep:
+                raise CaseError(f"threshold {str(item)[:40]!r} is not name=value, e.g. "
+                                "toxicity=0.2")
+            try:
+                pairs.append((name, float(number)))
+            except ValueError:
+                raise CaseError(f"threshold for {name.strip()[:40]!r} is not a number: "
+                                f"{number.strip()[:20]!r}") from None
+    elif isinstance(value, Mapping):
+        pairs = list(value.items())
+    else:
+        raise CaseError('"thresholds" must be an object like {"toxicity": 0.2}')
+    out: dict[str, float] = {}
+    for name, number in pairs:
+        evaluator = get(str(name))
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            raise CaseError(f"the threshold of {evaluator.name} must be a number between 0 "
+                            "and 1")
+        try:
+            number = float(number)
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+            raise CaseError(f"the threshold of {evaluator.name} must be between 0 and 1, "
+                            f"not {number:g}")
+        out[evaluator.name] = number
+    return out
+
+
+__all__ = ["ALL", "EVALUATORS", "NAMES", "Docs", "Evaluator", "defaults", "get", "resolve",
+           "thresholds"]

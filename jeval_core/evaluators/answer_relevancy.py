@@ -2,42 +2,40 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 from ..case import Case
-from ..questions import RELEVANT_TO, Question, Ref
-from ..results import Result
-from .base import one_per_item, share_result
+from ..questions import RELEVANT_TO, Operand, Question
+from .base import Docs, Evaluator, per_sentence, share_of_yes
 
-NAME = "answer_relevancy"
-PURPOSE = "How relevant the output is to the input, sentence by sentence."
-NEEDS = ("input", "output")
-THRESHOLD = 0.5
-HIGHER_IS_BETTER = True
-QUESTION = (
-    "`output_sentences[{i}]` is relevant to answering `input`. Judge this sentence on its own."
-)
-SCORE_RULE = "output sentences relevant to the input / all output sentences"
-VERDICTS = ("relevant", "off-topic")
-REACH_FOR_IT_WHEN = (
-    "Catching answers that wander, pad, or answer a different question.",
-    "No context or reference is available: it needs only `input` and `output`.",
-)
-NOT_THE_RIGHT_TOOL_WHEN = (
-    "Judging correctness: an on-topic wrong answer scores high (use faithfulness).",
-)
-WATCH_OUT_FOR = (
-    "Short answers are all-or-nothing: one off-topic sentence of two is a 0.5.",
-)
+TEMPLATE = "`output[{i}]` is relevant to answering `input`. Judge this sentence on its own."
 
 
 def questions(case: Case) -> list[Question]:
-    return one_per_item(NAME, QUESTION, RELEVANT_TO, "output_sentences",
-                        len(case.output_sentences), (Ref("input"),))
+    return per_sentence("ar", TEMPLATE, RELEVANT_TO, "output", case.output_sentences,
+                        (Operand("input", (case.input,)),))
 
 
-def reduce(
-    questions: Sequence[Question], answers: Mapping[str, float], threshold: float = THRESHOLD
-) -> Result:
-    return share_result(NAME, questions, answers, threshold, HIGHER_IS_BETTER, VERDICTS,
-                        ("output sentence", "output sentences"))
+EVALUATOR = Evaluator(
+    name="answer_relevancy",
+    code="ar",
+    purpose="How relevant the output is to the input, sentence by sentence.",
+    needs=("input", "output"),
+    template=TEMPLATE,
+    score_rule="output sentences relevant to the input / all output sentences",
+    verdicts=("relevant", "off-topic"),
+    higher_is_better=True,
+    unit=("output sentence", "output sentences"),
+    docs=Docs(
+        reach_for_it_when=(
+            "Catching answers that wander, pad, or answer a different question.",
+            "No context or reference is available: it needs only `input` and `output`.",
+        ),
+        not_the_right_tool_when=(
+            "Judging correctness: an on-topic wrong answer scores high (use faithfulness).",
+        ),
+        watch_out_for=(
+            "Short answers are all-or-nothing: one off-topic sentence of two is a 0.5.",
+        ),
+    ),
+    ask=questions,
+    reducer=share_of_yes,
+)

@@ -1,55 +1,58 @@
-"""What every evaluator module provides, and the counting most of them share."""
+"""The shape every evaluator has, and the counting most of them share."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from types import ModuleType
 
 from ..case import Case
-from ..questions import Question, Ref
-from ..results import Detail, Result, is_yes, skipped
+from ..questions import Operand, Question
+from ..results import Detail, Result, is_yes
 
-Reduce = Callable[[Sequence[Question], Mapping[str, float], float], Result]
+Ask = Callable[[Case], list[Question]]
+Reduce = Callable[["Evaluator", Sequence[Question], Mapping[str, float], float], Result]
+
+
+@dataclass(frozen=True)
+class Docs:
+    """What the Metrics page says about an evaluator (seed 000's style)."""
+
+    reach_for_it_when: tuple[str, ...]
+    not_the_right_tool_when: tuple[str, ...]
+    watch_out_for: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Evaluator:
-    """An evaluator as the rest of the product sees it: built from one module's constants."""
+    """One evaluator: what it asks, how it scores, when it passes, and its docs."""
 
     name: str
+    code: str  # question id prefix: short, because ids are sent with every question
     purpose: str
     needs: tuple[str, ...]
-    threshold: float
-    higher_is_better: bool
-    question_template: str
-    criteria: tuple[str, str] | None
+    template: str  # the question text, verbatim, with {i} (and {j}) for the item
     score_rule: str
     verdicts: tuple[str, str]  # the words for yes and no ("relevant", "not relevant")
-    reach_for_it_when: tuple[str, ...]
-    not_the_right_tool_when: tuple[str, ...]
-    watch_out_for: tuple[str, ...]
-    questions: Callable[[Case], list[Question]]
-    reduce: Reduce
+    higher_is_better: bool
+    docs: Docs
+    ask: Ask
+    reducer: Reduce
+    unit: tuple[str, str] = ("item", "items")  # what one question judges, for reasons
+    threshold: float = 0.5  # the default; every run may set its own
+    aliases: tuple[str, ...] = ()
+    criteria: tuple[str, str] | None = None
 
-    @classmethod
-    def from_module(cls, module: ModuleType) -> Evaluator:
-        return cls(
-            name=module.NAME,
-            purpose=module.PURPOSE,
-            needs=module.NEEDS,
-            threshold=module.THRESHOLD,
-            higher_is_better=module.HIGHER_IS_BETTER,
-            question_template=module.QUESTION,
-            criteria=getattr(module, "CRITERIA", None),
-            score_rule=module.SCORE_RULE,
-            verdicts=module.VERDICTS,
-            reach_for_it_when=module.REACH_FOR_IT_WHEN,
-            not_the_right_tool_when=module.NOT_THE_RIGHT_TOOL_WHEN,
-            watch_out_for=module.WATCH_OUT_FOR,
-            questions=module.questions,
-            reduce=module.reduce,
-        )
+    def questions(self, case: Case) -> list[Question]:
+        """The questions this evaluator asks about `case` (none for blank items)."""
+        return self.ask(case)
+
+    def reduce(
+        self, questions: Sequence[Question], answers: Mapping[str, float],
+        threshold: float | None = None,
+    ) -> Result:
+        """The result from p(true) per question id, at `threshold` (default: the evaluator's)."""
+        return self.reducer(self, questions, answers,
+                            self.threshold if threshold is None else threshold)
 
     def missing(self, case: Case) -> str | None:
         """Why this evaluator cannot judge `case` ("needs `expected`"), or None if it can."""
@@ -58,13 +61,27 @@ class Evaluator:
             return None
         return "needs " + " and ".join(f"`{name}`" for name in absent)
 
-    def skip(self, reason: str) -> Result:
-        return skipped(self.name, self.threshold, self.higher_is_better, reason)
+    def skip(self, reason: str, threshold: float | None = None) -> Result:
+        """A defined result for nothing to judge: no score, never a fake one."""
+        return Result(self.name, None, self.threshold if threshold is None else threshold,
+                      self.higher_is_better, reason)
 
     @property
     def direction(self) -> str:
         """'>=' when higher is better (passes at or above the threshold), else '<='."""
         return ">=" if self.higher_is_better else "<="
+
+    def details(
+        self, questions: Sequence[Question], answers: Mapping[str, float]
+    ) -> tuple[Detail, ...]:
+        """One row per question, in question order, with the verdict as a bool and in words."""
+        rows = []
+        for q in questions:
+            p = float(answers[q.id])
+            yes = is_yes(p)
+            rows.append(Detail(q.id, q.subject.name, q.text, p, yes,
+                               self.verdicts[0] if yes else self.verdicts[1]))
+        return tuple(rows)
 
 
 def threshold_clause(score: float, threshold: float, higher_is_better: bool) -> str:
@@ -76,60 +93,33 @@ def threshold_clause(score: float, threshold: float, higher_is_better: bool) -> 
     return f"{score:.2f} is {where} the {threshold:.2f} threshold"
 
 
-def verdict_rows(
-    questions: Sequence[Question], answers: Mapping[str, float], yes: str, no: str
-) -> tuple[Detail, ...]:
-    """One detail row per question, in question order; a missing answer is a bug upstream."""
-    return tuple(
-        Detail(q.id, q.text, float(answers[q.id]), yes if is_yes(answers[q.id]) else no)
-        for q in questions
-    )
-
-
-def share_of_yes(details: Sequence[Detail], yes: str) -> tuple[int, int]:
-    """(how many rows say `yes`, how many rows)."""
-    return sum(1 for d in details if d.verdict == yes), len(details)
-
-
 def plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def one_per_item(
-    name: str,
-    template: str,
-    relation: str,
-    subject_field: str,
-    count: int,
-    against: tuple[Ref, ...] = (),
-    criteria: tuple[str, str] | None = None,
-) -> list[Question]:
-    """Questions `{name}_0..{count-1}` from a template with `{i}` in its text and criteria."""
-    made = []
-    for i in range(count):
-        crit = None if criteria is None else (criteria[0].format(i=i), criteria[1].format(i=i))
-        made.append(
-            Question(f"{name}_{i}", template.format(i=i), relation, Ref(subject_field, i),
-                     against, crit)
-        )
-    return made
-
-
-def share_result(
-    name: str,
-    questions: Sequence[Question],
-    answers: Mapping[str, float],
+def share_of_yes(
+    evaluator: Evaluator, questions: Sequence[Question], answers: Mapping[str, float],
     threshold: float,
-    higher_is_better: bool,
-    verdicts: tuple[str, str],
-    unit: tuple[str, str],
 ) -> Result:
     """score = share of questions answered yes, with a one-sentence reason."""
-    details = verdict_rows(questions, answers, *verdicts)
-    yes, total = share_of_yes(details, verdicts[0])
-    score = yes / total
-    reason = (
-        f"{yes} of {plural(total, *unit)} {verdicts[0]}: "
-        f"{threshold_clause(score, threshold, higher_is_better)}."
-    )
-    return Result(name, score, threshold, higher_is_better, reason, details)
+    details = evaluator.details(questions, answers)
+    yes = sum(d.yes for d in details)
+    score = yes / len(details)
+    reason = (f"{yes} of {plural(len(details), *evaluator.unit)} {evaluator.verdicts[0]}: "
+              f"{threshold_clause(score, threshold, evaluator.higher_is_better)}.")
+    return Result(evaluator.name, score, threshold, evaluator.higher_is_better, reason, details)
+
+
+def per_sentence(
+    code: str, template: str, relation: str, field: str, sentences: Sequence[str],
+    against: tuple[Operand, ...] = (),
+) -> list[Question]:
+    """One question per sentence of `field` (`output[i]`), skipping none: all have text."""
+    return [Question(f"{code}{i}", template.format(i=i), relation,
+                     Operand(f"{field}[{i}]", (s,)), against)
+            for i, s in enumerate(sentences)]
+
+
+def context_operand(case: Case) -> Operand:
+    """The whole retrieved context, as questions that judge against all of it name it."""
+    return Operand("context", tuple(c for c in case.context if c.strip()))

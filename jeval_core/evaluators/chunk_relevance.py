@@ -5,54 +5,66 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..case import Case
-from ..questions import HELPS_ANSWER, Question, Ref
+from ..questions import HELPS_ANSWER, Operand, Question
 from ..results import Result
-from .base import plural, share_of_yes, threshold_clause, verdict_rows
+from .base import Docs, Evaluator, plural, threshold_clause
 
-NAME = "chunk_relevance"
-PURPOSE = "Which retrieved chunks were noise: each chunk's own p(relevant); score = precision."
-NEEDS = ("input", "context")
-THRESHOLD = 0.5
-HIGHER_IS_BETTER = True
 # Fixed character for character by seed 000.
-QUESTION = (
+TEMPLATE = (
     "`context[{i}]` contains information that helps answer `input` "
     "(or supports `expected` if present). Judge this chunk on its own."
-)
-SCORE_RULE = "relevant chunks (p >= 0.5) / all chunks: precision"
-VERDICTS = ("relevant", "not relevant")
-REACH_FOR_IT_WHEN = (
-    "Debugging retrieval: which chunks were noise?",
-    "Reranker evaluation: precision@k per query.",
-    "Any time you would loop an LLM over chunks.",
-)
-NOT_THE_RIGHT_TOOL_WHEN = (
-    "Whole-document context with no chunk boundaries (use context_relevancy).",
-)
-WATCH_OUT_FOR = (
-    "Chunks that are relevant only in combination are judged individually and may score low; "
-    "that is usually the right signal for a reranker.",
-    "Keep chunk count reasonable (dozens, not hundreds) to stay within Jev's 32k "
-    "state-plus-question budget.",
 )
 
 
 def questions(case: Case) -> list[Question]:
-    against = (Ref("input"), Ref("expected")) if case.expected is not None else (Ref("input"),)
-    return [
-        Question(f"{NAME}_{i}", QUESTION.format(i=i), HELPS_ANSWER, Ref("context", i), against)
-        for i in range(len(case.context))
-    ]
+    """One question per chunk that has text; blank chunks keep their place but are not asked."""
+    against = [Operand("input", (case.input,))]
+    if case.expected is not None:
+        against.append(Operand("expected", (case.expected,)))
+    return [Question(f"cr{i}", TEMPLATE.format(i=i), HELPS_ANSWER,
+                     Operand(f"context[{i}]", (chunk,)), tuple(against))
+            for i, chunk in enumerate(case.context) if chunk.strip()]
 
 
 def reduce(
-    questions: Sequence[Question], answers: Mapping[str, float], threshold: float = THRESHOLD
+    evaluator: Evaluator, questions: Sequence[Question], answers: Mapping[str, float],
+    threshold: float,
 ) -> Result:
-    details = verdict_rows(questions, answers, *VERDICTS)
-    relevant, total = share_of_yes(details, VERDICTS[0])
-    score = relevant / total
-    reason = (
-        f"{relevant} of {plural(total, 'chunk is', 'chunks are')} relevant: precision "
-        f"{threshold_clause(score, threshold, HIGHER_IS_BETTER)}."
-    )
-    return Result(NAME, score, threshold, HIGHER_IS_BETTER, reason, details)
+    details = evaluator.details(questions, answers)
+    relevant = sum(d.yes for d in details)
+    score = relevant / len(details)
+    reason = (f"{relevant} of {plural(len(details), 'chunk is', 'chunks are')} relevant: "
+              f"precision {threshold_clause(score, threshold, evaluator.higher_is_better)}.")
+    return Result(evaluator.name, score, threshold, evaluator.higher_is_better, reason, details)
+
+
+EVALUATOR = Evaluator(
+    name="chunk_relevance",
+    code="cr",
+    purpose="Which retrieved chunks were noise: each chunk's own p(relevant); "
+            "score = precision.",
+    needs=("input", "context"),
+    template=TEMPLATE,
+    score_rule="relevant chunks (p >= 0.5) / all chunks: precision",
+    verdicts=("relevant", "not relevant"),
+    higher_is_better=True,
+    unit=("chunk", "chunks"),
+    docs=Docs(
+        reach_for_it_when=(
+            "Debugging retrieval: which chunks were noise?",
+            "Reranker evaluation: precision@k per query.",
+            "Any time you would loop an LLM over chunks.",
+        ),
+        not_the_right_tool_when=(
+            "Whole-document context with no chunk boundaries (use context_relevancy).",
+        ),
+        watch_out_for=(
+            "Chunks that are relevant only in combination are judged individually and may "
+            "score low; that is usually the right signal for a reranker.",
+            "Keep chunk count reasonable (dozens, not hundreds) to stay within Jev's 32k "
+            "state-plus-question budget.",
+        ),
+    ),
+    ask=questions,
+    reducer=reduce,
+)

@@ -3,43 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from ..case import Case
 from ..questions import Question
 from ..results import Result
 from . import chunk_relevance
-from .base import plural, threshold_clause, verdict_rows
-
-NAME = "contextual_precision"
-PURPOSE = "Whether relevant chunks rank above irrelevant ones (weighted cumulative precision)."
-NEEDS = ("input", "expected", "context")
-THRESHOLD = 0.5
-HIGHER_IS_BETTER = True
-# The same per-chunk question as chunk_relevance, on purpose: with `expected` present it asks
-# whether the chunk supports the reference answer (DeepEval's "useful in arriving at the
-# expected output"), and asking it once serves both evaluators in one request.
-QUESTION = chunk_relevance.QUESTION
-SCORE_RULE = "(1/R) * sum over ranks k of (relevant in top k / k) * r_k; 0 when R = 0"
-VERDICTS = ("relevant", "not relevant")
-REACH_FOR_IT_WHEN = (
-    "Tuning a reranker: the score drops when a relevant chunk sits below noise.",
-    "You have a reference answer (`expected`) to judge chunks against.",
-)
-NOT_THE_RIGHT_TOOL_WHEN = (
-    "Order does not matter to your generator (use chunk_relevance for plain precision).",
-    "There is no `expected` answer.",
-)
-WATCH_OUT_FOR = (
-    "With no relevant chunk at all the score is 0, not undefined.",
-    "Shares its questions with chunk_relevance: selecting both costs no extra questions.",
-)
+from .base import Docs, Evaluator, plural, threshold_clause
 
 
 def questions(case: Case) -> list[Question]:
-    return [
-        Question(f"{NAME}_{q.id.rsplit('_', 1)[1]}", q.text, q.relation, q.subject, q.against)
-        for q in chunk_relevance.questions(case)
-    ]
+    """chunk_relevance's own per-chunk questions, on purpose: with `expected` present the text
+    asks whether the chunk supports the reference answer (DeepEval's "useful in arriving at
+    the expected output"), and asking it once serves both evaluators in one request."""
+    return [replace(q, id="cp" + q.id[2:]) for q in chunk_relevance.questions(case)]
 
 
 def weighted_cumulative_precision(relevant: Sequence[bool]) -> float:
@@ -54,15 +31,46 @@ def weighted_cumulative_precision(relevant: Sequence[bool]) -> float:
 
 
 def reduce(
-    questions: Sequence[Question], answers: Mapping[str, float], threshold: float = THRESHOLD
+    evaluator: Evaluator, questions: Sequence[Question], answers: Mapping[str, float],
+    threshold: float,
 ) -> Result:
-    details = verdict_rows(questions, answers, *VERDICTS)
-    ranking = [d.verdict == VERDICTS[0] for d in details]
+    details = evaluator.details(questions, answers)
+    ranking = [d.yes for d in details]
     score = weighted_cumulative_precision(ranking)
     ranks = [str(k) for k, r in enumerate(ranking, start=1) if r]
     where = f"at rank {', '.join(ranks)}" if ranks else "anywhere"
-    reason = (
-        f"{plural(len(ranks), 'relevant chunk', 'relevant chunks')} {where} of {len(ranking)}: "
-        f"{threshold_clause(score, threshold, HIGHER_IS_BETTER)}."
-    )
-    return Result(NAME, score, threshold, HIGHER_IS_BETTER, reason, details)
+    reason = (f"{plural(len(ranks), 'relevant chunk', 'relevant chunks')} {where} of "
+              f"{len(ranking)}: {threshold_clause(score, threshold, evaluator.higher_is_better)}.")
+    return Result(evaluator.name, score, threshold, evaluator.higher_is_better, reason, details)
+
+
+EVALUATOR = Evaluator(
+    name="contextual_precision",
+    code="cp",
+    purpose="Whether relevant chunks rank above irrelevant ones (weighted cumulative "
+            "precision).",
+    needs=("input", "expected", "context"),
+    template=chunk_relevance.TEMPLATE,
+    score_rule="(1/R) * sum over ranks k of (relevant in top k / k) * r_k; 0 when R = 0",
+    verdicts=("relevant", "not relevant"),
+    higher_is_better=True,
+    unit=("chunk", "chunks"),
+    docs=Docs(
+        reach_for_it_when=(
+            "Tuning a reranker: the score drops when a relevant chunk sits below noise.",
+            "You have a reference answer (`expected`) to judge chunks against.",
+        ),
+        not_the_right_tool_when=(
+            "Order does not matter to your generator (use chunk_relevance for plain "
+            "precision).",
+            "There is no `expected` answer.",
+        ),
+        watch_out_for=(
+            "With no relevant chunk at all the score is 0, not undefined.",
+            "Shares its questions with chunk_relevance: selecting both costs no extra "
+            "questions.",
+        ),
+    ),
+    ask=questions,
+    reducer=reduce,
+)

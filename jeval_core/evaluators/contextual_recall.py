@@ -2,43 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 from ..case import Case
-from ..questions import ATTRIBUTABLE_TO, Question, Ref
-from ..results import Result
-from .base import one_per_item, share_result
+from ..questions import ATTRIBUTABLE_TO, Question
+from .base import Docs, Evaluator, context_operand, per_sentence, share_of_yes
 
-NAME = "contextual_recall"
-PURPOSE = "How much of the expected answer can be attributed to the retrieved context."
-NEEDS = ("expected", "context")
-THRESHOLD = 0.5
-HIGHER_IS_BETTER = True
-QUESTION = (
-    "`expected_sentences[{i}]` can be attributed to `context`. Judge this sentence on its own."
-)
-SCORE_RULE = "sentences of `expected` attributable to the context / all its sentences"
-VERDICTS = ("attributable", "not attributable")
-REACH_FOR_IT_WHEN = (
-    "Checking the retriever found everything the reference answer needs.",
-    "Comparing chunk sizes or top-k settings against a labelled set.",
-)
-NOT_THE_RIGHT_TOOL_WHEN = (
-    "There is no `expected` answer.",
-    "You care about noise in the context (use chunk_relevance or contextual_precision).",
-)
-WATCH_OUT_FOR = (
-    "Long multi-fact sentences in `expected` are judged whole: one missing fact can sink one.",
-)
+TEMPLATE = "`expected[{i}]` can be attributed to `context`. Judge this sentence on its own."
 
 
 def questions(case: Case) -> list[Question]:
-    return one_per_item(NAME, QUESTION, ATTRIBUTABLE_TO, "expected_sentences",
-                        len(case.expected_sentences), (Ref("context"),))
+    return per_sentence("rc", TEMPLATE, ATTRIBUTABLE_TO, "expected", case.expected_sentences,
+                        (context_operand(case),))
 
 
-def reduce(
-    questions: Sequence[Question], answers: Mapping[str, float], threshold: float = THRESHOLD
-) -> Result:
-    return share_result(NAME, questions, answers, threshold, HIGHER_IS_BETTER, VERDICTS,
-                        ("expected sentence", "expected sentences"))
+EVALUATOR = Evaluator(
+    name="contextual_recall",
+    code="rc",
+    purpose="How much of the expected answer can be attributed to the retrieved context.",
+    needs=("expected", "context"),
+    template=TEMPLATE,
+    score_rule="sentences of `expected` attributable to the context / all its sentences",
+    verdicts=("attributable", "not attributable"),
+    higher_is_better=True,
+    unit=("expected sentence", "expected sentences"),
+    docs=Docs(
+        reach_for_it_when=(
+            "Checking the retriever found everything the reference answer needs.",
+            "Comparing chunk sizes or top-k settings against a labelled set.",
+        ),
+        not_the_right_tool_when=(
+            "There is no `expected` answer.",
+            "You care about noise in the context (use chunk_relevance or "
+            "contextual_precision).",
+        ),
+        watch_out_for=(
+            "Long multi-fact sentences in `expected` are judged whole: one missing fact can "
+            "sink one.",
+        ),
+    ),
+    ask=questions,
+    reducer=share_of_yes,
+)

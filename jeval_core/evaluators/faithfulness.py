@@ -2,44 +2,44 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 from ..case import Case
-from ..questions import SUPPORTED_BY, Question, Ref
-from ..results import Result
-from .base import one_per_item, share_result
+from ..questions import SUPPORTED_BY, Question
+from .base import Docs, Evaluator, context_operand, per_sentence, share_of_yes
 
-NAME = "faithfulness"
-PURPOSE = "Whether the output is factually consistent with the retrieved context."
-NEEDS = ("output", "context")
-THRESHOLD = 0.5
-HIGHER_IS_BETTER = True
-QUESTION = "`output_sentences[{i}]` is supported by `context`. Judge this sentence on its own."
-CRITERIA = (
-    "`context` states or directly implies what `output_sentences[{i}]` says",
-    "`context` does not say it, or says something different",
-)
-SCORE_RULE = "output sentences supported by the context / all output sentences"
-VERDICTS = ("supported", "unsupported")
-REACH_FOR_IT_WHEN = (
-    "Asking 'is this answer grounded?' sentence by sentence.",
-    "Catching answers that add facts the retriever never returned.",
-)
-NOT_THE_RIGHT_TOOL_WHEN = (
-    "Answers are expected to use general knowledge beyond the context.",
-)
-WATCH_OUT_FOR = (
-    "Greetings and hedges ('Happy to help!') count as unsupported sentences.",
+# "stated or directly implied" says what counts as support in the question itself, so no
+# criteria object has to travel with every sentence.
+TEMPLATE = (
+    "`output[{i}]` is stated or directly implied by `context`. Judge this sentence on its own."
 )
 
 
 def questions(case: Case) -> list[Question]:
-    return one_per_item(NAME, QUESTION, SUPPORTED_BY, "output_sentences",
-                        len(case.output_sentences), (Ref("context"),), CRITERIA)
+    return per_sentence("fa", TEMPLATE, SUPPORTED_BY, "output", case.output_sentences,
+                        (context_operand(case),))
 
 
-def reduce(
-    questions: Sequence[Question], answers: Mapping[str, float], threshold: float = THRESHOLD
-) -> Result:
-    return share_result(NAME, questions, answers, threshold, HIGHER_IS_BETTER, VERDICTS,
-                        ("output sentence", "output sentences"))
+EVALUATOR = Evaluator(
+    name="faithfulness",
+    code="fa",
+    purpose="Whether the output is factually consistent with the retrieved context.",
+    needs=("output", "context"),
+    template=TEMPLATE,
+    score_rule="output sentences supported by the context / all output sentences",
+    verdicts=("supported", "unsupported"),
+    higher_is_better=True,
+    unit=("output sentence", "output sentences"),
+    docs=Docs(
+        reach_for_it_when=(
+            "Asking 'is this answer grounded?' sentence by sentence.",
+            "Catching answers that add facts the retriever never returned.",
+        ),
+        not_the_right_tool_when=(
+            "Answers are expected to use general knowledge beyond the context.",
+        ),
+        watch_out_for=(
+            "Greetings and hedges ('Happy to help!') count as unsupported sentences.",
+        ),
+    ),
+    ask=questions,
+    reducer=share_of_yes,
+)

@@ -1,12 +1,12 @@
-"""The judge protocol: answer(state, questions) -> p(true) per question id, plus usage."""
+"""The judge protocol: everything a caller may use, and nothing looked up by name."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from ..questions import Question
+if TYPE_CHECKING:
+    from ..request import Packed
 
 
 @dataclass(frozen=True)
@@ -22,18 +22,47 @@ class Usage:
 
 @dataclass(frozen=True)
 class Answers:
-    """A judge's answers: p(true) for every question id it was asked."""
+    """A judge's answers: p(true) for every question id it was asked (the ids as sent)."""
 
     p: dict[str, float]
     usage: Usage = field(default_factory=Usage)
-    model: str | None = None
+    model: str | None = None  # the model the server says answered
     request_id: str | None = None
 
 
 class Judge(Protocol):
-    """Anything that answers noul questions about a state."""
+    """Anything that answers a packed request's noul questions."""
 
     name: str
     approximates: bool  # True for offline stand-ins for the hosted judge
+    note: str  # one sentence for the UI: what answered and how far to trust it
+    model: str | None  # the model named in request bodies; None: the default model
+    price_per_billion_input_tokens: float  # 0 for judges that bill nothing
 
-    def answer(self, state: Mapping[str, Any], questions: Mapping[str, Question]) -> Answers: ...
+    def answer(self, packed: Packed) -> Answers:
+        """p(true) for every question in `packed.asked`, by the id it was asked under."""
+        ...
+
+    def warm_up(self) -> None:
+        """Load what the first answer would otherwise wait for (may return at once)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections or models; the judge is not used afterwards."""
+        ...
+
+
+class OfflineJudge:
+    """What every offline judge shares: no model name, no bill, nothing to close."""
+
+    name = "offline"
+    approximates = True
+    note = ""
+    model: str | None = None
+    price_per_billion_input_tokens = 0.0
+
+    def warm_up(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None

@@ -1,41 +1,51 @@
 """The hosted Jev judge: TypeSafe System One over httpx (and any Jev-compatible server).
 
-One POST per case, whatever the number of evaluators. Retries 408/429/5xx, timeouts and
-connection errors with backoff and jitter, honouring retry-after-ms / retry-after, inside a
-total time budget; every failure ends in one clear JudgeError. The API key lives only in the
-Authorization header: never in a URL, a log line, a message or a repr.
+One POST per case, whatever the number of evaluators: the packed body, as built by
+`request.pack`, sent as it is. Retries 408/429/5xx, timeouts and connection errors with
+backoff and jitter, honouring retry-after-ms / retry-after, under the client-side rate
+limiter, all inside ONE deadline that covers connecting, every read and every retry.
+Replies are read with a size cap and validated by `wire`. The API key lives only in the
+Authorization header: never in a URL, a log line, a message or a repr, and it is sent only
+to the server it was configured for.
 """
 
 from __future__ import annotations
 
 import email.utils
-import json
 import math
 import os
 import random
+import threading
 import time
-from collections.abc import Callable, Mapping
+import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from datetime import UTC
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
 
+from .. import wire
 from ..errors import JudgeError
-from ..questions import Question
-from ..request import DEFAULT_MODEL
+from ..limits import RateLimiter
+from ..text import one_line, remember_secret
 from .base import Answers, Usage
+
+if TYPE_CHECKING:
+    from ..request import Packed
 
 DEFAULT_BASE_URL = "https://api.typesafe.ai"
 KEY_ENV = "TYPESAFE_API_KEY"
 BASE_URL_ENV = "TYPESAFE_BASE_URL"
 OPENROUTER_KEY_ENV = "OPENROUTER_API_KEY"
+OPENROUTER_HOST = "openrouter.ai"
 REQUEST_ID_HEADER = "x-typesafe-request-id"
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How hard to try: attempts, backoff, per-request timeout and a total time budget."""
+    """How hard to try: attempts, backoff, per-read timeout and ONE total deadline."""
 
     attempts: int = 5
     base_delay: float = 0.5
@@ -43,14 +53,24 @@ class RetryPolicy:
     timeout: float = 60.0
     total_seconds: float = 180.0
 
+    def __post_init__(self) -> None:
+        if isinstance(self.attempts, bool) or not isinstance(self.attempts, int) or (
+                self.attempts < 1):
+            raise ValueError(f"attempts must be a whole number >= 1, not {self.attempts!r}")
+        for name in ("base_delay", "max_delay", "timeout", "total_seconds"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
+
 
 class Secret:
-    """An API key that will not print itself."""
+    """An API key that will not print itself; every message made afterwards is redacted of it."""
 
     __slots__ = ("_value",)
 
     def __init__(self, value: str) -> None:
-        self._value = value
+        self._value = value.strip()
+        remember_secret(self._value)
 
     def reveal(self) -> str:
         return self._value
@@ -64,29 +84,68 @@ class Secret:
         return bool(self._value)
 
 
+def normalise_base_url(url: str | None) -> str:
+    """The server root without a trailing slash, or a JudgeError saying what is wrong."""
+    raw = url if url is not None and url.strip() else (
+        os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL)
+    raw = raw.strip().rstrip("/")
+    shown = one_line(raw, 80)
+    example = f"use e.g. {DEFAULT_BASE_URL}"
+    try:
+        parts = urlsplit(raw)
+        _ = parts.port  # raises on a port that is not a number
+        host = parts.hostname or ""
+        httpx.URL(raw)
+    except (ValueError, httpx.InvalidURL) as err:
+        raise JudgeError(f"the base URL {shown!r} is not a valid address "
+                         f"({one_line(err, 60)}); {example}") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise JudgeError(f"the base URL {shown!r} is not an http(s) address; {example}")
+    if ":" not in host and any(not label for label in host.split(".")):
+        raise JudgeError(f"the base URL {shown!r} has an empty part in its host name; {example}")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise JudgeError("the base URL must be a plain server address (no user, password, "
+                         "query or fragment): the key goes in TYPESAFE_API_KEY, never in a URL")
+    return raw
+
+
+def configured_base_url() -> str:
+    """The server the environment's key belongs to: TYPESAFE_BASE_URL or the default."""
+    return normalise_base_url(os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL)
+
+
 def key_from_env(base_url: str) -> Secret | None:
-    """TYPESAFE_API_KEY, or OPENROUTER_API_KEY when the base URL is OpenRouter's."""
-    names = [KEY_ENV]
-    if "openrouter.ai" in (urlsplit(base_url).hostname or ""):
-        names.insert(0, OPENROUTER_KEY_ENV)
-    for name in names:
-        value = os.environ.get(name, "").strip()
+    """The environment's key for `base_url`, only if it was configured for that server.
+
+    TYPESAFE_API_KEY goes only to TYPESAFE_BASE_URL (or the default server); OPENROUTER_API_KEY
+    only to https://openrouter.ai itself. Any other server gets a key typed for it, or none.
+    """
+    url = normalise_base_url(base_url)
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.hostname == OPENROUTER_HOST:
+        value = os.environ.get(OPENROUTER_KEY_ENV, "").strip()
+        if value:
+            return Secret(value)
+    if url == configured_base_url():
+        value = os.environ.get(KEY_ENV, "").strip()
         if value:
             return Secret(value)
     return None
 
 
-def normalise_base_url(url: str | None) -> str:
-    """The server root without a trailing slash; refuses anything that is not plain http(s)."""
-    url = (url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).strip().rstrip("/")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise JudgeError(f"the base URL {url!r} is not an http(s) address; "
-                         f"use e.g. {DEFAULT_BASE_URL}")
-    if parts.username or parts.password or parts.query or parts.fragment:
-        raise JudgeError("the base URL must be a plain server address (no user, password, "
-                         "query or fragment): the key goes in TYPESAFE_API_KEY, never in a URL")
-    return url
+class _Late(Exception):
+    """The deadline passed while reading."""
+
+
+class _TooLarge(Exception):
+    """The reply grew past wire.MAX_REPLY_BYTES."""
+
+
+@dataclass(frozen=True)
+class _Reply:
+    status: int
+    headers: httpx.Headers
+    body: bytes
 
 
 class JevJudge:
@@ -95,29 +154,33 @@ class JevJudge:
     name = "jev"
     approximates = False
     note = "The hosted Jev judge answered every question in one request."
+    price_per_billion_input_tokens = wire.PRICE_PER_BILLION_INPUT_TOKENS_USD
 
     def __init__(
         self,
         api_key: str | Secret | None = None,
         base_url: str | None = None,
-        model: str = DEFAULT_MODEL,
-        retry: RetryPolicy = RetryPolicy(),
+        model: str = wire.DEFAULT_MODEL,
+        retry: RetryPolicy | None = None,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        limiter: RateLimiter | None = None,
     ) -> None:
         self.base_url = normalise_base_url(base_url)
         if isinstance(api_key, str):
-            api_key = Secret(api_key.strip()) if api_key.strip() else None
-        self._key = api_key if api_key is not None else key_from_env(self.base_url)
-        self.model = model
-        self.retry = retry
+            api_key = Secret(api_key) if api_key.strip() else None
+        self._key = api_key if api_key else key_from_env(self.base_url)
+        self.model: str | None = (model or "").strip() or wire.DEFAULT_MODEL
+        self.retry = retry or RetryPolicy()
+        self.limiter = limiter or RateLimiter()
         self._sleep = sleep
         headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   "User-Agent": "jeval-playground"}
+                   "Accept-Encoding": "gzip, deflate"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key.reveal()}"
         self._client = httpx.Client(base_url=self.base_url, headers=headers,
-                                    timeout=retry.timeout, transport=transport)
+                                    timeout=self.retry.timeout, transport=transport,
+                                    follow_redirects=False)
 
     def __repr__(self) -> str:
         key = "********" if self._key else "none"
@@ -127,91 +190,200 @@ class JevJudge:
     def has_key(self) -> bool:
         return bool(self._key)
 
+    def warm_up(self) -> None:
+        return None
+
     def close(self) -> None:
         self._client.close()
 
-    def answer(self, state: Mapping[str, Any], questions: Mapping[str, Question]) -> Answers:
-        body = {"model": self.model, "state": state,
-                "questions": {qid: q.wire() for qid, q in questions.items()}}
-        response = self._send("POST", "/v1/systemone", body)
-        data = _json(response, self.base_url)
+    def answer(self, packed: Packed) -> Answers:
+        self._require_key()
+        reply = self._send("POST", "/v1/systemone", wire.encode(packed.body),
+                           packed.tokens.total)
+        data = wire.loads(reply.body, self.base_url)
+        request_id = reply.headers.get(REQUEST_ID_HEADER)
         return Answers(
-            p=_answers(data, questions, self.base_url),
-            usage=Usage(_input_tokens(data, self.base_url), 1),
-            model=data.get("model") if isinstance(data.get("model"), str) else None,
-            request_id=response.headers.get(REQUEST_ID_HEADER),
+            p=wire.answers(data, packed.asked, self.base_url),
+            usage=Usage(wire.input_tokens(data, self.base_url), 1),
+            model=wire.model_of(data),
+            request_id=one_line(request_id, 100) or None if request_id else None,
         )
 
-    def models(self) -> list[dict[str, Any]]:
-        """GET /v1/models: [{name, description, release_date}, ...]."""
-        data = _json(self._send("GET", "/v1/models", None), self.base_url)
-        models = data.get("models") if isinstance(data, dict) else None
-        if not isinstance(models, list) or not all(
-                isinstance(m, dict) and isinstance(m.get("name"), str) for m in models):
-            raise JudgeError(f"{self.base_url}/v1/models did not list models as "
-                             '{"models": [{"name": ...}]}; is this a Jev-compatible server?')
-        return models
+    def models(self) -> list[wire.Model]:
+        """GET /v1/models: the models this server offers."""
+        self._require_key()
+        reply = self._send("GET", "/v1/models", None, 0)
+        return wire.models(wire.loads(reply.body, self.base_url), self.base_url)
 
-    def _send(self, method: str, path: str, body: Any) -> httpx.Response:
-        started = time.monotonic()
+    def _require_key(self) -> None:
+        if self._key:
+            return
+        configured = configured_base_url()
+        if self.base_url == configured:
+            hint = f"set {KEY_ENV}"
+        else:
+            hint = (f"type a key for this server; the key in {KEY_ENV} is only sent to "
+                    f"{configured} ({BASE_URL_ENV})")
+        raise JudgeError(f"no API key for {self.base_url}: {hint}. Nothing was sent")
+
+    def _send(self, method: str, path: str, content: bytes | None, tokens: int) -> _Reply:
         policy = self.retry
+        deadline = time.monotonic() + policy.total_seconds
+        problem = "no attempt was made"
         for attempt in range(1, policy.attempts + 1):
-            problem, wait = None, None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            if method == "POST" and self.limiter.acquire(tokens, timeout=remaining) is None:
+                raise JudgeError(f"the client-side rate limit would hold this request past "
+                                 f"the {policy.total_seconds:g} s budget; try again later")
+            wait = None
             try:
-                response = self._client.request(
-                    method, path, content=None if body is None else json.dumps(body))
+                reply = self._attempt(method, path, content, deadline)
+            except _Late:
+                problem = f"no complete answer from {self.base_url} in time"
+                break
+            except _TooLarge:
+                raise JudgeError(f"{self.base_url} sent a reply larger than "
+                                 f"{wire.MAX_REPLY_BYTES // (1024 * 1024)} MB; is it a "
+                                 "Jev-compatible server?") from None
             except httpx.TimeoutException:
                 problem = f"no answer from {self.base_url} within {policy.timeout:g} s"
+            except httpx.DecodingError:
+                raise JudgeError(f"{self.base_url} sent a broken compressed reply; try again "
+                                 "or check the server") from None
             except httpx.TransportError as err:
-                problem = f"cannot reach {self.base_url} ({_reason(err)})"
+                problem = f"cannot reach {self.base_url} ({one_line(err, 120) or 'no reason'})"
             else:
-                if response.status_code < 400:
-                    return response
-                if not _retryable(response.status_code):
-                    raise JudgeError(_failure(response, self.base_url, self.model))
-                problem = _failure(response, self.base_url, self.model)
-                wait = _retry_after(response)
+                if 200 <= reply.status < 300:
+                    return reply
+                if 300 <= reply.status < 400:
+                    where = one_line(reply.headers.get("location", "elsewhere"), 100)
+                    raise JudgeError(f"{self.base_url} redirected to {where} ({reply.status}); "
+                                     "use the final address as the base URL (redirects are "
+                                     "not followed, so the key goes nowhere else)")
+                problem = _failure(reply, self.base_url, self.model or wire.DEFAULT_MODEL)
+                if not _retryable(reply.status):
+                    raise JudgeError(problem)
+                wait = _retry_after(reply.headers)
             if attempt == policy.attempts:
-                break
+                raise JudgeError(f"{problem}; gave up after {attempt} tries, try again later")
             delay = wait if wait is not None else random.uniform(
                 0, min(policy.max_delay, policy.base_delay * 2 ** (attempt - 1)))
-            if time.monotonic() - started + delay > policy.total_seconds:
+            if time.monotonic() + delay >= deadline:
                 raise JudgeError(f"{problem}; gave up after {attempt} tries within the "
                                  f"{policy.total_seconds:g} s budget, try again later")
             self._sleep(delay)
-        raise JudgeError(f"{problem}; gave up after {policy.attempts} tries, try again later")
+        raise JudgeError(f"{problem}; gave up at the {policy.total_seconds:g} s budget, "
+                         "try again later")
+
+    def _attempt(
+        self, method: str, path: str, content: bytes | None, deadline: float
+    ) -> _Reply:
+        """One exchange, cut off at the deadline however slowly the server sends."""
+        outcome: list[Any] = []
+        cancelled = threading.Event()
+
+        def run() -> None:
+            try:
+                outcome.append(self._exchange(method, path, content, deadline, cancelled))
+            except BaseException as err:  # handed to the caller's thread below
+                outcome.append(err)
+
+        worker = threading.Thread(target=run, name="jeval-jev", daemon=True)
+        worker.start()
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            cancelled.set()
+            raise _Late()
+        result = outcome[0]
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    def _exchange(
+        self, method: str, path: str, content: bytes | None, deadline: float,
+        cancelled: threading.Event,
+    ) -> _Reply:
+        remaining = max(0.01, deadline - time.monotonic())
+        timeout = httpx.Timeout(min(self.retry.timeout, remaining))
+        with self._client.stream(method, path, content=content, timeout=timeout) as response:
+            decode = _decoder(response.headers.get("content-encoding", ""))
+            chunks, size = [], 0
+            for raw in response.iter_raw():
+                if cancelled.is_set() or time.monotonic() > deadline:
+                    raise _Late()
+                data = decode(raw, wire.MAX_REPLY_BYTES - size)
+                size += len(data)
+                chunks.append(data)
+            data = decode(b"", wire.MAX_REPLY_BYTES - size)
+            chunks.append(data)
+            return _Reply(response.status_code, response.headers, b"".join(chunks))
+
+
+def _decoder(encoding: str) -> Callable[[bytes, int], bytes]:
+    """Bounded decompression: a small gzip reply cannot inflate past the size cap."""
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        def plain(data: bytes, room: int) -> bytes:
+            if len(data) > room:
+                raise _TooLarge()
+            return data
+        return plain
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        raise httpx.DecodingError(f"unsupported content-encoding {encoding[:20]!r}")
+    inflater = zlib.decompressobj(zlib.MAX_WBITS | 32 if encoding != "deflate" else zlib.MAX_WBITS)
+
+    def inflate(data: bytes, room: int) -> bytes:
+        try:
+            out = inflater.decompress(data, room + 1) if data else inflater.flush()
+        except zlib.error:
+            raise httpx.DecodingError("broken compressed body") from None
+        if len(out) > room or inflater.unconsumed_tail:
+            raise _TooLarge()
+        return out
+    return inflate
 
 
 def _retryable(status: int) -> bool:
     return status in (408, 429) or status >= 500
 
 
-def _retry_after(response: httpx.Response) -> float | None:
-    """Seconds the server asked us to wait, from retry-after-ms or retry-after."""
-    ms = response.headers.get("retry-after-ms")
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds the server asked us to wait, from retry-after-ms or retry-after; None if unsaid
+    or unreadable (then our own backoff applies)."""
+    ms = headers.get("retry-after-ms", "").strip()
     if ms:
         try:
-            return max(0.0, float(ms) / 1000)
+            value = float(ms) / 1000
+            if math.isfinite(value):
+                return max(0.0, value)
         except ValueError:
             pass
-    after = response.headers.get("retry-after")
-    if after:
-        try:
-            return max(0.0, float(after))
-        except ValueError:
-            when = email.utils.parsedate_to_datetime(after) if after.strip() else None
-            if when is not None:
-                return max(0.0, when.timestamp() - time.time())
-    return None
+    after = headers.get("retry-after", "").strip()
+    if not after:
+        return None
+    try:
+        value = float(after)
+        return max(0.0, value) if math.isfinite(value) else None
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(after)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:  # "-0000" means UTC with no zone known (RFC 5322), not local time
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - time.time())
 
 
-def _failure(response: httpx.Response, base_url: str, model: str) -> str:
-    """One line for a failed response, built from any of the three error-body shapes."""
-    status = response.status_code
-    detail = _detail(response)
-    said = f": {detail}" if detail else ""
+def _failure(reply: _Reply, base_url: str, model: str) -> str:
+    """One line for a failed reply, built from any of the three error-body shapes."""
+    status = reply.status
+    detail = wire.error_detail(reply.body)
+    said = f": the server said {detail!r}" if detail else ""
     if status == 401:
-        return (f"the server rejected the API key (401){said}; set {KEY_ENV} to a valid key")
+        return f"the server rejected the API key (401){said}; check the key for {base_url}"
     if status == 403:
         return f"the API key is not allowed to do this (403){said}; check the key's access"
     if status == 404:
@@ -225,83 +397,3 @@ def _failure(response: httpx.Response, base_url: str, model: str) -> str:
         busy = "overloaded" if status == 529 else "failing"
         return f"the server is {busy} ({status}){said}"
     return f"the server rejected the request ({status}){said}"
-
-
-def _detail(response: httpx.Response) -> str:
-    try:
-        data = json.loads(response.text)
-    except ValueError:
-        text = " ".join(response.text.split())
-        return text[:200]
-    if isinstance(data, dict):
-        detail = data.get("detail")
-        if isinstance(detail, list) and detail and isinstance(detail[0], dict):
-            first = detail[0]
-            loc = ".".join(str(x) for x in first.get("loc", []) if x != "body")
-            more = f" (and {len(detail) - 1} more)" if len(detail) > 1 else ""
-            return f"{first.get('msg', 'invalid')}{f' at {loc}' if loc else ''}{more}"
-        if isinstance(detail, dict):
-            kind = detail.get("error_type")
-            return f"{detail.get('message', '')}{f' ({kind})' if kind else ''}".strip()
-        if isinstance(detail, str):
-            return detail[:200]
-        error = data.get("error")
-        if isinstance(error, dict):
-            field = error.get("field")
-            return f"{error.get('message', '')}{f' (field {field})' if field else ''}".strip()
-        if isinstance(error, str):
-            return error[:200]
-    return " ".join(response.text.split())[:200]
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _json(response: httpx.Response, base_url: str) -> Any:
-    try:
-        return json.loads(response.text, parse_constant=_reject_constant)
-    except ValueError as err:
-        raise JudgeError(f"{base_url} answered with a body that is not valid JSON ({err}); "
-                         "check the base URL points at a Jev-compatible server") from None
-
-
-def _answers(data: Any, questions: Mapping[str, Question], base_url: str) -> dict[str, float]:
-    answers = data.get("answers") if isinstance(data, dict) else None
-    if not isinstance(answers, dict):
-        raise JudgeError(f"{base_url} sent no \"answers\" object; is it a Jev-compatible server?")
-    extra = sorted(set(answers) - set(questions))
-    if extra:
-        raise JudgeError(f"{base_url} answered questions nobody asked ({', '.join(extra[:3])}); "
-                         "its answers cannot be trusted, try again or report the server")
-    missing = [qid for qid in questions if qid not in answers]
-    if missing:
-        raise JudgeError(f"{base_url} did not answer {len(missing)} of {len(questions)} "
-                         f"questions ({missing[0]}, ...); try again")
-    p = {}
-    for qid in questions:
-        answer = answers[qid]
-        if not isinstance(answer, dict) or answer.get("type") != "noul":
-            kind = answer.get("type") if isinstance(answer, dict) else type(answer).__name__
-            raise JudgeError(f"{base_url} answered {qid} as {kind!r}, not a noul answer")
-        value = answer.get("noul")
-        if (isinstance(value, bool) or not isinstance(value, (int, float))
-                or not math.isfinite(value) or not 0.0 <= value <= 1.0):
-            raise JudgeError(f"{base_url} answered {qid} with noul={value!r}, not a "
-                             "probability between 0 and 1")
-        p[qid] = float(value)
-    return p
-
-
-def _input_tokens(data: Any, base_url: str) -> int:
-    usage = data.get("usage")
-    tokens = usage.get("input_tokens") if isinstance(usage, dict) else None
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-        raise JudgeError(f"{base_url} sent no usable usage.input_tokens (got {tokens!r}); "
-                         "without it the cost is unknown, so the answer is refused")
-    return tokens
-
-
-def _reason(err: httpx.TransportError) -> str:
-    text = str(err) or type(err).__name__
-    return text.split("\n")[0][:120]

@@ -12,13 +12,14 @@ approximates the judge.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rapidfuzz.distance import Jaro
 
+from .. import sentences
 from ..questions import (
     ATTRIBUTABLE_TO,
     CONTRADICTS,
@@ -27,10 +28,12 @@ from ..questions import (
     SUPPORTED_BY,
     TOXIC,
     Question,
-    texts_of,
 )
 from . import calibration
-from .base import Answers
+from .base import Answers, OfflineJudge
+
+if TYPE_CHECKING:
+    from ..request import Packed
 
 _WORD = re.compile(r"\w+")
 DICE_WEIGHT = 0.65
@@ -121,35 +124,39 @@ def flagged_share(text: str) -> float:
     return len(flagged) / len(toks)
 
 
-def signal(question: Question, state: Mapping[str, Any]) -> tuple[str, float]:
-    """(what the signal measures, raw seed-001 signal) for one question."""
-    subject = "\n\n".join(question.subject.texts(state))
+def closest_sentence(output: str, chunk: str) -> str:
+    """The output sentence that shares the most significant words with the chunk."""
+    said = sentences.split(output) or (output,)
+    words = significant_tokens(chunk)
+    return max(said, key=lambda s: len(significant_tokens(s) & words))
+
+
+def signal(question: Question) -> tuple[str, float]:
+    """(what the signal measures, raw seed-001 signal) for one question, from its operands."""
+    subject = question.subject.text
     if question.relation == TOXIC:
         return "toxicity", flagged_share(subject)
-    refs = [r.texts(state) for r in question.against]
-    against = [t for texts in refs for t in texts if t.strip()]
+    against = [t for op in question.against for t in op.texts if t.strip()]
     if question.relation == CONTRADICTS:
-        # Only an output that talks about this chunk can contradict it; what it says beyond
-        # the whole context is the seed's unsupported-content ratio.
-        if not against or not significant_tokens(subject) & significant_tokens(against[0]):
+        # Only an output sentence that talks about this chunk can contradict it; what that
+        # sentence says beyond the chunk is the seed's unsupported-content ratio.
+        chunk = against[0] if against else ""
+        closest = closest_sentence(subject, chunk)
+        if not significant_tokens(closest) & significant_tokens(chunk):
             return "unsupported", 0.0
-        return "unsupported", unsupported_share(subject, texts_of(state.get("context")))
+        return "unsupported", unsupported_share(closest, [chunk])
     if question.relation in (HELPS_ANSWER, RELEVANT_TO, SUPPORTED_BY, ATTRIBUTABLE_TO):
         return "similarity", max((similarity(subject, t) for t in against), default=0.0)
     raise ValueError(f"the lexical judge has no rule for relation {question.relation!r}")
 
 
-class LexicalJudge:
+class LexicalJudge(OfflineJudge):
     """Deterministic word-overlap judge: instant, free, and blind to meaning."""
 
     name = "lexical"
-    approximates = True
     note = ("Word overlap and a profanity list (seed 001), not a language model: paraphrases "
             "score low and reused wording scores high. It approximates the hosted judge.")
 
-    def answer(self, state: Mapping[str, Any], questions: Mapping[str, Question]) -> Answers:
-        p = {}
-        for qid, q in questions.items():
-            _, x = signal(q, state)
-            p[qid] = calibration.LEXICAL[q.relation](x)
-        return Answers(p)
+    def answer(self, packed: Packed) -> Answers:
+        return Answers({wid: calibration.LEXICAL[q.relation](signal(q)[1])
+                        for wid, q in packed.asked.items()})

@@ -13,7 +13,7 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,11 +26,13 @@ from ..questions import (
     SUPPORTED_BY,
     TOXIC,
     Question,
-    texts_of,
 )
 from . import calibration
-from .base import Answers
+from .base import Answers, OfflineJudge
 from .embedder import Embedder, embedder
+
+if TYPE_CHECKING:
+    from ..request import Packed
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -50,7 +52,7 @@ _profanity_lock = threading.Lock()
 
 
 @lru_cache(maxsize=1)
-def _profanity_model():
+def _profanity_model() -> Any:
     with _profanity_lock:  # one load even when a warm-up thread races the first question
         from profanity_check import profanity_check  # scikit-learn: loaded only for toxicity
 
@@ -64,11 +66,10 @@ def profanity_probability(texts: list[str]) -> list[float]:
     return [float(p) for p in _profanity_model().predict_prob(texts)]
 
 
-class LocalJudge:
+class LocalJudge(OfflineJudge):
     """Embedded MiniLM judge: ~0.5 s to load once, then milliseconds per case."""
 
     name = "local"
-    approximates = True
     note = ("Embedded MiniLM similarity on calibrated curves, a numbers check and a profanity "
             "classifier: a fast offline approximation of the hosted Jev judge.")
 
@@ -86,22 +87,23 @@ class LocalJudge:
             self._model = embedder()
         return self._model
 
-    def answer(self, state: Mapping[str, Any], questions: Mapping[str, Question]) -> Answers:
-        return Answers({qid: calibration.LOCAL[q.relation](x)
-                        for qid, (q, x) in self.features(state, questions).items()})
+    def answer(self, packed: Packed) -> Answers:
+        return Answers({wid: calibration.LOCAL[q.relation](x)
+                        for wid, (q, x) in self.features(packed.asked).items()})
 
     def features(
-        self, state: Mapping[str, Any], questions: Mapping[str, Question]
+        self, questions: Mapping[str, Question]
     ) -> dict[str, tuple[Question, tuple[float, ...]]]:
-        """Each question's calibration inputs; every distinct text is embedded once."""
-        context = texts_of(state.get("context"))
-        units = context + [s for chunk in context for s in sentences.split(chunk)]
-        operands = {qid: self._operands(q, state) for qid, q in questions.items()}
+        """Each question's calibration inputs, from its own operands; every distinct text is
+        embedded once."""
+        operands = {qid: _operands(q) for qid, q in questions.items()}
+        units: dict[str, list[str]] = {}  # a context's chunks and their sentences
         wanted: dict[str, None] = {}
         for qid, q in questions.items():
             subject, against = operands[qid]
             if q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO):
-                wanted.update(dict.fromkeys([subject, *units]))
+                units[qid] = against + [s for chunk in against for s in sentences.split(chunk)]
+                wanted.update(dict.fromkeys([subject, *units[qid]]))
             elif q.relation == CONTRADICTS:
                 wanted.update(dict.fromkeys([*sentences.split(subject), *against]))
             elif q.relation != TOXIC:
@@ -115,11 +117,12 @@ class LocalJudge:
         out = {}
         for qid, q in questions.items():
             subject, against = operands[qid]
+            x: tuple[float, ...]
             if q.relation in (HELPS_ANSWER, RELEVANT_TO):
                 x = (_best(vectors, subject, against),)
             elif q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO):
-                x = (_best(vectors, subject, units),
-                     missing_number_share(subject, "\n".join(context)))
+                x = (_best(vectors, subject, units[qid]),
+                     missing_number_share(subject, "\n".join(against)))
             elif q.relation == CONTRADICTS:
                 x = _contradiction(vectors, subject, against[0] if against else "")
             elif q.relation == TOXIC:
@@ -129,11 +132,10 @@ class LocalJudge:
             out[qid] = (q, x)
         return out
 
-    @staticmethod
-    def _operands(q: Question, state: Mapping[str, Any]) -> tuple[str, list[str]]:
-        subject = "\n\n".join(q.subject.texts(state))
-        against = [t for r in q.against for t in r.texts(state) if t.strip()]
-        return subject, against
+
+def _operands(q: Question) -> tuple[str, list[str]]:
+    """The subject's text and the texts it is judged against (blank ones dropped)."""
+    return q.subject.text, [t for op in q.against for t in op.texts if t.strip()]
 
 
 def _contradiction(vectors: Mapping[str, np.ndarray], output: str, chunk: str) -> tuple[float, ...]:

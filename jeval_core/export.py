@@ -1,0 +1,32 @@
+"""Exports people open in spreadsheets: CSV with every text cell made inert.
+
+A cell that starts with =, +, -, @, a tab or a carriage return is a formula to Excel, Calc
+and Sheets (`=cmd|'/c calc'!A0` in a chunk would run). Such cells get a leading apostrophe,
+OWASP's advice, so the text shows as written and never executes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: Any) -> Any:
+    """A value safe to put in a spreadsheet cell (numbers stay numbers)."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def to_csv(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """CSV text of `rows` with the given columns, every text cell made inert."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([cell(row.get(c, "")) for c in columns])
+    return out.getvalue()

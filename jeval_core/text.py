@@ -1,0 +1,73 @@
+"""Text hygiene at the edges: what users type, what servers send, what terminals print.
+
+Case text is cleaned once on the way in (lone surrogates cannot be encoded as UTF-8, so they
+would crash a tokenizer or a JSON printer later). Anything shown to a person is one line with
+no control or escape characters, cut to a sane length, and never contains an API key.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Invisible characters that make a field look filled while saying nothing.
+_INVISIBLE = re.compile("[\\s\u00ad\u180e\u200b-\u200f\u2028-\u202f\u205f-\u2064\u3000\ufeff]+")
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+# C0/C1 controls, DEL, bidi overrides and isolates (they can reorder what a terminal shows).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_SPACES = re.compile(r"\s+")
+MAX_LINE = 400
+REDACTED = "[redacted]"
+_MIN_SECRET = 8  # shorter fragments are too common to redact safely
+
+_secrets: list[str] = []
+_secrets_lock = threading.Lock()
+
+
+def clean(text: str) -> str:
+    """Text that encodes as UTF-8: lone surrogates become U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def has_text(text: str | None) -> bool:
+    """True when the text holds something visible (zero-width spaces alone do not count)."""
+    return bool(text) and bool(_INVISIBLE.sub("", text))
+
+
+def remember_secret(value: str) -> None:
+    """Register a key so that every message built afterwards is redacted of it."""
+    value = value.strip()
+    if len(value) < _MIN_SECRET:
+        return
+    with _secrets_lock:
+        if value not in _secrets:
+            _secrets.append(value)
+            del _secrets[:-64]  # a bounded list: the newest keys
+
+
+def redact(text: str, secrets: list[str] | None = None) -> str:
+    """`text` with every known key, or any 8+ character piece of one, replaced."""
+    with _secrets_lock:
+        known = list(_secrets) if secrets is None else [*secrets, *_secrets]
+    for secret in known:
+        if len(secret) < _MIN_SECRET:
+            continue
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+        pieces = {secret[i:i + _MIN_SECRET] for i in range(len(secret) - _MIN_SECRET + 1)}
+        if any(p in text for p in pieces):
+            # A server may echo part of the key ("sk-abc...wxyz"): drop every word holding one.
+            text = " ".join(REDACTED if any(p in w for p in pieces) else w
+                            for w in text.split(" "))
+    return text
+
+
+def one_line(text: object, limit: int = MAX_LINE) -> str:
+    """A terminal-safe single line: no escapes or controls, spaces collapsed, cut, redacted."""
+    s = clean(str(text))[: limit * 8]  # bound the work on a huge string
+    s = _ANSI.sub("", s)
+    s = _CONTROL.sub(" ", s)
+    s = _SPACES.sub(" ", s).strip()
+    s = redact(s)
+    return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
