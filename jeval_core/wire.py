@@ -15,6 +15,7 @@ from typing import Any
 
 from .errors import JudgeError
 from .text import one_line
+from .token_estimate import estimate
 
 DEFAULT_MODEL = "jev-latest"
 TOTAL_BUDGET = 65_536  # tokens of state + all questions
@@ -23,7 +24,6 @@ PRICE_PER_BILLION_INPUT_TOKENS_USD = 42.0  # output tokens are free
 MAX_REPLY_BYTES = 4 * 1024 * 1024  # a reply to 65k tokens of questions is ~100 KB
 MAX_USAGE_TOKENS = 100 * TOTAL_BUDGET  # more than this for one request is not a real bill
 MAX_DEPTH = 64  # nesting deeper than this is refused before json would recurse on it
-CHARS_PER_TOKEN = 4
 
 
 def dumps(value: Any) -> str:
@@ -37,8 +37,9 @@ def encode(body: Mapping[str, Any]) -> bytes:
 
 
 def estimate_text(text: str) -> int:
-    """Estimated tokens of a text as the judge counts them."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
+    """Estimated tokens of a text as a modern BPE tokenizer (o200k) counts it: within ~2% on
+    request bodies, where characters / 4 is off by ~8% (see token_estimate)."""
+    return estimate(text)
 
 
 def estimate_tokens(value: Any) -> int:

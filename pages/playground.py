@@ -7,7 +7,7 @@ import time
 
 import streamlit as st
 
-from jeval_core import Case, CaseError, JevalError, Report, casefile, share
+from jeval_core import Case, CaseError, JevalError, Report, casefile, evaluators, share
 from jeval_core.evaluators import NAMES, Evaluator
 from jeval_core.judges import Judge
 from jeval_core.judges import get as get_judge
@@ -25,10 +25,11 @@ def offline_judge(name: str) -> Judge:
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def score_offline(case: Case, chosen: tuple[Evaluator, ...], judge: str,
+def score_offline(case: Case, names: tuple[str, ...], judge: str,
                   thresholds: tuple[tuple[str, float], ...]) -> Report:
+    """Pure in its arguments (plain names, not objects, so Streamlit can hash them)."""
     offline = offline_judge(judge)
-    return run(prepare(case, chosen, offline), offline, dict(thresholds))
+    return run(prepare(case, evaluators.resolve(names), offline), offline, dict(thresholds))
 
 
 def on_example() -> None:
@@ -112,7 +113,7 @@ def run_scoring(case: Case, chosen: tuple[Evaluator, ...]) -> tuple[Report | Non
     thresholds = tuple(sorted((st.session_state.get("thresholds") or {}).items()))
     if judge != "jev":
         try:
-            return score_offline(case, chosen, judge, thresholds), None
+            return score_offline(case, tuple(e.name for e in chosen), judge, thresholds), None
         except JevalError as err:
             return None, str(err)
     try:

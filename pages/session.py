@@ -121,10 +121,9 @@ def env_key_for(url: str) -> bool:
 
 def judge_settings() -> None:
     """The sidebar: which judge answers, and the hosted judge's connection."""
-    st.session_state.setdefault("judge", "local")
     with st.sidebar:
-        st.radio("Judge", list(LABELS), format_func=LABELS.get, key="judge")
-        if st.session_state["judge"] != "jev":
+        judge = st.radio("Judge", list(LABELS), format_func=LABELS.get, key="judge")
+        if judge != "jev":
             return
         st.session_state.setdefault("jev_base_url", default_base_url())
         st.text_input("Base URL", key="jev_base_url", persist_state="session")

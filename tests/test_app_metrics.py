@@ -2,7 +2,7 @@
 
 from streamlit.testing.v1 import AppTest
 
-from jeval_core.evaluators import EVALUATORS
+from jeval_core.evaluators import ALL, EVALUATORS
 
 
 def test_every_evaluator_is_documented_with_its_template_verbatim():
@@ -11,5 +11,5 @@ def test_every_evaluator_is_documented_with_its_template_verbatim():
     assert not at.exception
     assert [h.value for h in at.subheader] == list(EVALUATORS)
     codes = [c.value for c in at.code]
-    for evaluator in EVALUATORS.values():
-        assert evaluator.question_template in codes
+    for evaluator in ALL:
+        assert evaluator.template in codes

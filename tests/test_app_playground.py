@@ -9,7 +9,7 @@ from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
 from test_questions import SEED_QUESTIONS
 
-from jeval_core import share
+from jeval_core import evaluators, share
 
 KEY = "sk-apptest-1234abcd"
 
@@ -28,7 +28,7 @@ def metric(at: AppTest, label: str) -> list[str]:
 
 
 def captions(at: AppTest) -> str:
-    return "\n".join(c.value for c in at.caption)
+    return "\n".join(shown(c.value) for c in at.caption)
 
 
 def chunk_areas(at: AppTest):
@@ -38,7 +38,7 @@ def chunk_areas(at: AppTest):
 def sent_questions(at: AppTest) -> list[str]:
     """The verbatim question block: one line per question, `id  p=0.62  text`."""
     for block in at.code:
-        if block.value.startswith("chunk_relevance_0"):
+        if block.value.startswith("cr0"):
             return [line.split("  ", 2)[2] for line in block.value.splitlines()]
     return []
 
@@ -83,6 +83,7 @@ def test_the_hosted_judge_is_called_only_when_asked():
         at = app()
         at.sidebar.radio[0].set_value("jev").run()
         at.sidebar.text_input(key="jev_base_url").set_value(server.url).run()
+        at.sidebar.text_input(key="jev_key").set_value(KEY).run()
         score_button = [b for b in at.button if b.label.startswith("Score with Jev")]
         assert score_button and "~$" in score_button[0].label  # the cost shows before the call
         assert "judge: jev" not in captions(at)
@@ -96,6 +97,7 @@ def test_hosted_results_turn_stale_when_the_case_changes_and_typing_costs_nothin
         at = app()
         at.sidebar.radio[0].set_value("jev").run()
         at.sidebar.text_input(key="jev_base_url").set_value(server.url).run()
+        at.sidebar.text_input(key="jev_key").set_value(KEY).run()
         [b for b in at.button if b.label.startswith("Score with Jev")][0].click().run()
         at.text_area(key="input").set_value("Are output tokens billed?").run()
     assert config.requests == 1
@@ -124,8 +126,8 @@ def test_a_judge_error_shows_one_message_and_keeps_text_and_results():
 def test_a_share_link_restores_the_case():
     case = load_case("with_expected")
     at = AppTest.from_file("../app.py", default_timeout=60)
-    at.query_params["case"] = share.encode(case, ["chunk_relevance", "contextual_precision"],
-                                           "lexical")
+    chosen = evaluators.resolve(["chunk_relevance", "contextual_precision"])
+    at.query_params["case"] = share.encode(case, chosen, "lexical")
     at.run()
     assert at.text_area(key="input").value == case.input
     assert at.text_area(key="expected").value == case.expected
@@ -149,7 +151,7 @@ def test_copy_link_puts_the_case_in_the_url_without_a_key():
     [b for b in at.button if b.label == "Copy link"][0].click().run()
     token = at.query_params["case"]
     token = token[0] if isinstance(token, list) else token
-    assert share.decode(token).case.input.startswith("How is Jev priced")
+    assert share.decode(token).file.case.input.startswith("How is Jev priced")
     assert KEY not in token and all(KEY not in c.value for c in at.code)
 
 

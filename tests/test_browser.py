@@ -34,7 +34,7 @@ def page(server):
         page.on("dialog", lambda d: (page.dialogs_seen.append(d.message), d.dismiss()))
         page.goto(server.url)
         page.get_by_text("50% yes").first.wait_for(timeout=60_000)
-        wait_for_request_with(page, '"chunk_relevance_3"')  # the whole first run is drawn
+        wait_for_request_with(page, '"cr3"')  # the whole first run is drawn
         yield page
         browser.close()
 
@@ -107,6 +107,9 @@ def test_a_hostile_error_message_shows_literally(page):
         base = page.get_by_label("Base URL")
         base.fill(faulty.url)
         base.press("Enter")
+        key = page.get_by_label("API key")
+        key.fill("sk-browser-test-0000")
+        key.press("Enter")
         button = page.get_by_role("button", name="Score with Jev")
         button.wait_for(timeout=30_000)
         button.click()

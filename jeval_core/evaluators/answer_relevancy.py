@@ -6,7 +6,7 @@ from ..case import Case
 from ..questions import RELEVANT_TO, Operand, Question
 from .base import Docs, Evaluator, per_sentence, share_of_yes
 
-TEMPLATE = "`output[{i}]` is relevant to answering `input`. Judge this sentence on its own."
+TEMPLATE = "`output[{i}]` is relevant to answering `input`."
 
 
 def questions(case: Case) -> list[Question]:

@@ -13,16 +13,19 @@ from ..questions import RELEVANT_TO, Operand, Question
 from ..results import Result
 from .base import Docs, Evaluator, threshold_clause
 
-TEMPLATE = "`context[{i}][{j}]` is relevant to answering `input`. Judge this statement on its own."
+TEMPLATE = "`context[{i}][{j}]` is relevant to `input`."
 MAJORITY = 0.8  # "all (or the vast majority of) statements are relevant" (seed 002)
 
 
 def questions(case: Case) -> list[Question]:
+    """One question per sentence of every chunk; ids count statements (cs0, cs1, ...) because
+    ids travel with every question and `context[i][j]` already says where each one is."""
     against = (Operand("input", (case.input,)),)
-    return [Question(f"cs{i}_{j}", TEMPLATE.format(i=i, j=j), RELEVANT_TO,
+    where = [(i, j, s) for i, statements in enumerate(case.chunk_sentences)
+             for j, s in enumerate(statements)]
+    return [Question(f"cs{k}", TEMPLATE.format(i=i, j=j), RELEVANT_TO,
                      Operand(f"context[{i}][{j}]", (statement,)), against)
-            for i, statements in enumerate(case.chunk_sentences)
-            for j, statement in enumerate(statements)]
+            for k, (i, j, statement) in enumerate(where)]
 
 
 def reduce(

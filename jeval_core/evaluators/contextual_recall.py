@@ -6,7 +6,7 @@ from ..case import Case
 from ..questions import ATTRIBUTABLE_TO, Question
 from .base import Docs, Evaluator, context_operand, per_sentence, share_of_yes
 
-TEMPLATE = "`expected[{i}]` can be attributed to `context`. Judge this sentence on its own."
+TEMPLATE = "`expected[{i}]` can be attributed to `context`."
 
 
 def questions(case: Case) -> list[Question]:

@@ -9,7 +9,7 @@ from .base import Docs, Evaluator, context_operand, per_sentence, share_of_yes
 # "stated or directly implied" says what counts as support in the question itself, so no
 # criteria object has to travel with every sentence.
 TEMPLATE = (
-    "`output[{i}]` is stated or directly implied by `context`. Judge this sentence on its own."
+    "`output[{i}]` is stated or directly implied by `context`."
 )
 
 

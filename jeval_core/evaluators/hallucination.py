@@ -6,10 +6,8 @@ from ..case import Case
 from ..questions import CONTRADICTS, Operand, Question
 from .base import Docs, Evaluator, share_of_yes
 
-# "says is false" makes silence not a contradiction, in the question itself.
-TEMPLATE = (
-    "`output` states something that `context[{i}]` says is false. Judge this chunk on its own."
-)
+# Contradiction, not silence: an output that says nothing about a chunk does not contradict it.
+TEMPLATE = "`output` contradicts `context[{i}]`."
 
 
 def questions(case: Case) -> list[Question]:
