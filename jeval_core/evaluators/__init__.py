@@ -76,29 +76,29 @@ def resolve(value: Any, case: Case | None = None) -> tuple[Evaluator, ...]:
 def thresholds(value: Any) -> dict[str, float]:
     """Per-evaluator thresholds from {"name": number} or ["name=value", ...], validated."""
     if isinstance(value, Sequence) and not isinstance(value, str):
-        pairs: list[tuple[str, Any]] = []
+        pairs: list[tuple[Any, Any]] = []
         for item in value:
-            name, sep, number = str(item).partition("=")
+            name, sep, text = str(item).partition("=")
             if not sep:
                 raise CaseError(f"threshold {str(item)[:40]!r} is not name=value, e.g. "
                                 "toxicity=0.2")
             try:
-                pairs.append((name, float(number)))
+                pairs.append((name, float(text)))
             except ValueError:
                 raise CaseError(f"threshold for {name.strip()[:40]!r} is not a number: "
-                                f"{number.strip()[:20]!r}") from None
+                                f"{text.strip()[:20]!r}") from None
     elif isinstance(value, Mapping):
         pairs = list(value.items())
     else:
         raise CaseError('"thresholds" must be an object like {"toxicity": 0.2}')
     out: dict[str, float] = {}
-    for name, number in pairs:
+    for name, given in pairs:
         evaluator = get(str(name))
-        if isinstance(number, bool) or not isinstance(number, (int, float)):
+        if isinstance(given, bool) or not isinstance(given, (int, float)):
             raise CaseError(f"the threshold of {evaluator.name} must be a number between 0 "
                             "and 1")
         try:
-            number = float(number)
+            number = float(given)
         except OverflowError:
             number = math.inf
         if not math.isfinite(number) or not 0.0 <= number <= 1.0:
