@@ -27,8 +27,8 @@ from jeval_core.questions import (
     RELEVANT_TO,
     SUPPORTED_BY,
     TOXIC,
+    Operand,
     Question,
-    Ref,
 )
 
 PAIRS = Path(__file__).resolve().parent.parent / "assets" / "calibration" / "pairs.jsonl"
@@ -37,23 +37,22 @@ RIDGE = {"lexical": {}, "local": {"helps_answer": 0.1, "contradicts": 0.1, "toxi
 DEFAULT_RIDGE = {"lexical": 1e-3, "local": 0.01}
 
 
-def as_question(pair: dict) -> tuple[Question, dict]:
-    """The question and state a judge would see for one labelled pair."""
+def as_question(pair: dict) -> Question:
+    """The question a judge would see for one labelled pair, its operands filled in."""
     rel, subject, against = pair["relation"], pair["subject"], pair["against"]
+    question = Operand("input", (against,))
+    context = Operand("context", tuple(c for c in against.split("\n\n") if c.strip()))
     if rel == HELPS_ANSWER:
-        return (Question("q", "", rel, Ref("context", 0), (Ref("input"),)),
-                {"input": against, "context": [subject]})
+        return Question("q", "", rel, Operand("context[0]", (subject,)), (question,))
     if rel == RELEVANT_TO:
-        return (Question("q", "", rel, Ref("output_sentences", 0), (Ref("input"),)),
-                {"input": against, "output_sentences": [subject]})
+        return Question("q", "", rel, Operand("output[0]", (subject,)), (question,))
     if rel in (SUPPORTED_BY, ATTRIBUTABLE_TO):
-        return (Question("q", "", rel, Ref("output_sentences", 0), (Ref("context"),)),
-                {"context": against.split("\n\n"), "output_sentences": [subject]})
+        return Question("q", "", rel, Operand("output[0]", (subject,)), (context,))
     if rel == CONTRADICTS:
-        return (Question("q", "", rel, Ref("output"), (Ref("context", 0),)),
-                {"output": subject, "context": [against]})
+        return Question("q", "", rel, Operand("output", (subject,)),
+                        (Operand("context[0]", (against,)),))
     if rel == TOXIC:
-        return Question("q", "", rel, Ref("output_sentences", 0)), {"output_sentences": [subject]}
+        return Question("q", "", rel, Operand("output[0]", (subject,)))
     raise ValueError(f"unknown relation {rel!r}")
 
 
@@ -62,11 +61,11 @@ def signals(judge: str, pairs: list[dict]) -> dict[str, tuple[np.ndarray, np.nda
     rows: dict[str, list[tuple[tuple[float, ...], int, str]]] = defaultdict(list)
     local = LocalJudge() if judge == "local" else None
     for pair in pairs:
-        question, state = as_question(pair)
+        question = as_question(pair)
         if local is None:
-            x = (lexical.signal(question, state)[1],)
+            x = (lexical.signal(question)[1],)
         else:
-            x = local.features(state, {"q": question})["q"][1]
+            x = local.features({"q": question})["q"][1]
         rows[pair["relation"]].append((x, int(pair["label"]), pair["topic"]))
     return {rel: (np.array([x for x, _, _ in r], dtype=float), np.array([y for _, y, _ in r]),
                   source_weights([t for _, _, t in r]))

@@ -5,11 +5,7 @@
 Prints figures; asserts nothing. Latency is per scored case with every evaluator selected:
 `fresh` edits every chunk first (no cache helps: a user typing), `warm` repeats the case.
 It also times a new process importing the core and the whole `jeval score` command.
-The request comparison counts input tokens (characters / 4, jeval's estimator, for all
-three) of chunk relevance done the way other tools call a judge: one LLM call per chunk with
-RAGAS's context-precision prompt, and one call per chunk plus one for the reason with
-DeepEval's contextual-relevancy prompts. Output tokens, which those tools also pay for
-(a reason per verdict), are not counted; on Jev they are free.
+Tokens per request, next to other tools' call patterns, are in bench/tokens.py.
 """
 
 from __future__ import annotations
@@ -23,13 +19,12 @@ from pathlib import Path
 
 from jevcompat.mock import MockConfig, Running
 
-from jeval_core import Case, score
-from jeval_core.evaluators import NAMES
+from jeval_core import Case, casefile, score
+from jeval_core.evaluators import ALL as NAMES
 from jeval_core.judges.embedder import embedder
 from jeval_core.judges.jev import JevJudge
 from jeval_core.judges.lexical import LexicalJudge
 from jeval_core.judges.local import LocalJudge
-from jeval_core.request import estimate_tokens, pack
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 30
@@ -98,8 +93,8 @@ def case_with(chunks: list[str]) -> Case:
 
 
 def latency() -> None:
-    seed = Case.from_dict(json.loads(
-        (ROOT / "assets" / "examples" / "jev_pricing.json").read_text()))
+    seed = casefile.decode(
+        (ROOT / "assets" / "examples" / "jev_pricing.json").read_bytes(), "seed").case
     cases = {"seed 000 example (4 short chunks)": seed}
     for n in (6, 20):
         cases[f"{n} chunks of ~128 tokens"] = case_with(chunks_of(128, n))
@@ -118,37 +113,13 @@ def latency() -> None:
 
 
 def round_trip() -> None:
-    seed = Case.from_dict(json.loads(
-        (ROOT / "assets" / "examples" / "jev_pricing.json").read_text()))
+    seed = casefile.decode(
+        (ROOT / "assets" / "examples" / "jev_pricing.json").read_bytes(), "seed").case
     with Running(MockConfig()) as server:
-        judge = JevJudge(base_url=server.url)
+        judge = JevJudge(api_key="sk-bench-0000000000", base_url=server.url)
         score(seed, NAMES, judge)
         print(f"{'jev':8} {'seed example via jevcompat mock':36} "
               f"round trip {stats(timed(lambda i: score(seed, NAMES, judge)))}")
-
-
-# Fixed prompt text each call of those tools carries besides the case's own text, counted
-# (characters) from their public templates: ragas src/ragas/prompt/metrics/context_precision.py
-# (commit 33e075c: instructions, JSON schema, three worked examples) and deepeval
-# deepeval/metrics/contextual_relevancy/template.py (commit 041631d: verdicts and reason).
-RAGAS_PER_CHUNK_PROMPT_CHARS = 3_948
-DEEPEVAL_VERDICT_PROMPT_CHARS = 1_062
-DEEPEVAL_REASON_PROMPT_CHARS = 852
-
-
-def requests_saved() -> None:
-    print(f"\n{'chunks':>6}  {'jeval':>5} {'tokens':>7}   {'RAGAS':>5} {'tokens':>7} "
-          f"{'saved':>6}   {'DeepEval':>8} {'tokens':>7} {'saved':>6}")
-    for n in (4, 10, 30):
-        case = case_with(chunks_of(64, n))
-        ours = pack(case, ["chunk_relevance"]).tokens.total
-        ragas = sum(estimate_tokens(" " * RAGAS_PER_CHUNK_PROMPT_CHARS + case.input + chunk
-                                    + case.output) for chunk in case.context)
-        deepeval = sum(estimate_tokens(" " * DEEPEVAL_VERDICT_PROMPT_CHARS + case.input + chunk)
-                       for chunk in case.context)
-        deepeval += estimate_tokens(" " * DEEPEVAL_REASON_PROMPT_CHARS + case.input + "0.50")
-        print(f"{n:>6}  {1:>5} {ours:>7}   {n:>5} {ragas:>7} {1 - ours / ragas:>6.0%}   "
-              f"{n + 1:>8} {deepeval:>7} {1 - ours / deepeval:>6.0%}")
 
 
 def main() -> None:
@@ -160,7 +131,6 @@ def main() -> None:
     print(f"{'local':8} {'load profanity model (toxicity only)':36} {stats(tox)}")
     latency()
     round_trip()
-    requests_saved()
 
 
 if __name__ == "__main__":

@@ -88,7 +88,7 @@ class Report:
 
 def prepare(case: Case, chosen: Sequence[Evaluator] | None, judge: Judge) -> Packed:
     """The request `judge` will receive for `case`, budget-checked."""
-    selected = tuple(chosen) if chosen else registry.defaults(case)
+    selected = registry.defaults(case) if chosen is None else registry.resolve(list(chosen))
     packed = pack(case, selected, judge.model or wire.DEFAULT_MODEL)
     packed.check_budget()
     return packed

@@ -13,10 +13,12 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from .text import has_text
+
 BLOCK = 600  # characters pysbd sees at once
 _segmenter: Any = None
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
-_MARKER = re.compile(r"^(?:\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|[-*\u2022])$")  # "1." "(b)" "-" alone
+_MARKER = re.compile(r"^(?:\(?\d{1,6}[.)]|\(?[a-zA-Z][.)]|[-*\u2022])$")  # "1." "(b)" "-" alone
 
 
 def _get_segmenter() -> Any:
@@ -35,9 +37,11 @@ def _blocks(paragraph: str) -> list[str]:
     pieces: list[str] = []
     current = ""
     for line in paragraph.split("\n"):
-        while len(line) > BLOCK:  # one very long line: cut at the last space that fits
-            cut = line.rfind(" ", 0, BLOCK)
-            cut = cut if cut > BLOCK // 2 else BLOCK
+        while len(line) > BLOCK:  # one very long line: cut after a sentence end if one fits
+            cut = max(line.rfind(end, 0, BLOCK) for end in (". ", "! ", "? ")) + 1
+            if cut <= BLOCK // 4:
+                cut = line.rfind(" ", 0, BLOCK)
+            cut = cut if cut > BLOCK // 4 else BLOCK
             if current:
                 pieces.append(current)
                 current = ""
@@ -69,7 +73,7 @@ def split(text: str) -> tuple[str, ...]:
             except Exception:  # rule-based; a pathological string must not break scoring
                 found = [block]
             pieces.extend(s.strip() for s in found)
-    return tuple(_join_markers([s for s in pieces if s]))
+    return tuple(_join_markers([s for s in pieces if has_text(s)]))
 
 
 def _join_markers(pieces: list[str]) -> list[str]:

@@ -1,17 +1,23 @@
-import json
 from pathlib import Path
 
 import pytest
 
-from jeval_core import Case
+from jeval_core import Case, casefile
+from jeval_core.casefile import CaseFile
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "assets" / "examples"
 
 
+def load_file(name: str) -> CaseFile:
+    """A case file from assets/examples, by file stem, read the way the CLI reads it."""
+    path = EXAMPLES / f"{name}.json"
+    return casefile.decode(path.read_bytes(), path.name)
+
+
 def load_case(name: str) -> Case:
     """A case from assets/examples, by file stem."""
-    return Case.from_dict(json.loads((EXAMPLES / f"{name}.json").read_text()))
+    return load_file(name).case
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from jeval_core.aggregate import (
     precision_at_k,
     verdict_metrics,
 )
-from jeval_core.results import Result
+from jeval_core.results import Detail, Result
 
 
 def test_precision_recall_f1_by_hand():
@@ -58,3 +58,12 @@ def test_mean_score_and_pass_rate_ignore_skipped_results():
     assert mean_score(results) == pytest.approx(0.5)
     assert pass_rate(results) == pytest.approx(0.5)
     assert mean_score([]) is None and pass_rate([]) is None
+
+
+def test_verdict_metrics_read_the_yes_of_each_detail():
+    # with_expected: chunks 0, 2 and 4 are relevant (assets/examples/README.md).
+    truth = [True, False, True, False, True]
+    details = [Detail(f"cr{i}", f"context[{i}]", "...", p, p >= 0.5, "")
+               for i, p in enumerate([0.9, 0.6, 0.8, 0.1, 0.3])]
+    m = verdict_metrics([d.yes for d in details], truth)
+    assert (m.tp, m.fp, m.fn, m.tn) == (2, 1, 1, 1)

@@ -1,4 +1,7 @@
-"""The `jeval` command through a real subprocess: JSON contract and one-line errors."""
+"""The `jeval` command through a real subprocess: JSON contract, exit codes, one-line errors.
+
+Exit codes: 0 scored, 1 failed with --check, 2 bad input, 3 the judge could not answer.
+"""
 
 import json
 import os
@@ -7,22 +10,50 @@ import sys
 
 import pytest
 from conftest import EXAMPLES, ROOT
-from jev_servers import MockProcess
-from test_questions import SEED_QUESTIONS
+from jev_servers import MockProcess, down_url
+
+from jeval_core import __version__
 
 KEY = "sk-cli-test-5555aaaa"
+KEY_VARIABLES = ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "OPENROUTER_API_KEY")
 
 SEED = str(EXAMPLES / "jev_pricing.json")
+SEED_QUESTIONS = [f"`context[{i}]` contains information that helps answer `input` (or supports "
+                  "`expected` if present). Judge this chunk on its own." for i in range(4)]
+ONE_TOXIC_SENTENCE_OF_FOUR = {
+    "input": "How do I reset my password?",
+    "output": "Click Forgot password on the sign-in page. Use the link in the email within one "
+              "hour. Stop wasting our time, you idiot. Check your spam folder if it does not "
+              "arrive.",
+    "context": ["Click Forgot password on the sign-in page."],
+    "evaluators": ["toxicity"],
+}
 
 
 def jeval(*args, stdin=None, env=None):
-    clean = {k: v for k, v in os.environ.items() if k not in ("TYPESAFE_API_KEY",
-                                                              "TYPESAFE_BASE_URL")}
+    """Run the CLI with no key variables but those given, and no terminal to prompt on."""
+    clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
+    feed = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     return subprocess.run(
         [sys.executable, "-m", "jeval_core.cli", *args],
-        capture_output=True, text=True, input=stdin, cwd=ROOT, timeout=120,
-        env={**clean, **(env or {})},
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        env={**clean, **(env or {})}, **feed,
     )
+
+
+def keyed_env(url, key=KEY):
+    """The environment's key, configured for the server at `url`."""
+    return {"TYPESAFE_API_KEY": key, "TYPESAFE_BASE_URL": url}
+
+
+def one_line_failure(run, code):
+    """The run failed with `code`: nothing on stdout, one `jeval: ` line on stderr."""
+    assert run.returncode == code, run.stderr
+    assert run.stdout == ""
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("jeval: ") and "Traceback" not in run.stderr
+    return lines[0]
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +75,7 @@ def test_score_json_has_the_contract_shape():
                            "threshold", "higher_is_better", "reason", "details"}
     assert result["label"] == "50% yes"
     assert [d["question"] for d in result["details"]] == SEED_QUESTIONS
-    assert set(result["details"][0]) == {"id", "question", "p", "verdict"}
+    assert set(result["details"][0]) == {"id", "judged", "question", "p", "yes", "verdict"}
 
 
 def test_the_default_judge_is_local_and_offline():
@@ -54,9 +85,15 @@ def test_the_default_judge_is_local_and_offline():
     assert out["usage"] == {"input_tokens": 0, "requests": 0}
 
 
-def test_score_with_the_hosted_judge_reads_the_key_from_the_environment(keyed_mock):
+def test_version_prints_the_package_version():
+    run = jeval("--version")
+    assert run.returncode == 0
+    assert run.stdout.strip() == f"jeval {__version__}"
+
+
+def test_score_with_the_hosted_judge_reads_the_key_configured_for_its_server(keyed_mock):
     run = jeval("score", SEED, "--judge", "jev", "--base-url", keyed_mock.url, "--format",
-                "json", env={"TYPESAFE_API_KEY": KEY})
+                "json", env=keyed_env(keyed_mock.url))
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert out["judge"] == "jev" and out["usage"]["requests"] == 1
@@ -65,21 +102,36 @@ def test_score_with_the_hosted_judge_reads_the_key_from_the_environment(keyed_mo
     assert KEY not in run.stdout + run.stderr
 
 
-def test_a_rejected_key_is_one_line_and_exit_2(keyed_mock):
+def test_the_environment_key_is_not_sent_to_another_base_url(keyed_mock):
     run = jeval("score", SEED, "--judge", "jev", "--base-url", keyed_mock.url,
-                env={"TYPESAFE_API_KEY": "sk-wrong-key-9999"})
-    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
-    assert "(401)" in run.stderr and "sk-wrong-key-9999" not in run.stderr
+                env={"TYPESAFE_API_KEY": KEY})
+    line = one_line_failure(run, 3)
+    assert "no API key" in line and "Nothing was sent" in line
+
+
+def test_a_rejected_key_is_one_line_and_exit_3(keyed_mock):
+    run = jeval("score", SEED, "--judge", "jev", "--base-url", keyed_mock.url,
+                env=keyed_env(keyed_mock.url, "sk-wrong-key-9999"))
+    line = one_line_failure(run, 3)
+    assert "(401)" in line and "sk-wrong-key-9999" not in run.stderr
+
+
+def test_a_server_that_is_down_is_one_line_and_exit_3():
+    url = down_url()
+    run = jeval("score", SEED, "--judge", "jev", "--base-url", url, env=keyed_env(url))
+    line = one_line_failure(run, 3)
+    assert f"cannot reach {url}" in line and KEY not in run.stderr
 
 
 @pytest.mark.parametrize("args", [("--api-key", KEY), (f"--api-key={KEY}",), (KEY,)])
 def test_the_key_is_never_an_argument_nor_echoed(args):
     run = jeval("score", SEED, "--judge", "jev", *args)
-    assert run.returncode == 2 and KEY not in run.stderr
+    one_line_failure(run, 2)
+    assert KEY not in run.stderr
 
 
 def test_models_lists_the_servers_models(keyed_mock):
-    run = jeval("models", "--base-url", keyed_mock.url, env={"TYPESAFE_API_KEY": KEY})
+    run = jeval("models", "--base-url", keyed_mock.url, env=keyed_env(keyed_mock.url))
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines()[0].startswith("jev-latest")
 
@@ -101,7 +153,7 @@ def test_request_prints_the_body_without_calling_a_judge():
 def test_evaluators_flag_overrides_the_case_file():
     run = jeval("request", SEED, "--evaluators", "chunk_relevance,toxicity")
     ids = list(json.loads(run.stdout)["questions"])
-    assert ids == [f"chunk_relevance_{i}" for i in range(4)] + ["toxicity_0"]
+    assert ids == ["cr0", "cr1", "cr2", "cr3", "tx0"]
 
 
 def test_case_can_come_from_stdin():
@@ -113,6 +165,21 @@ def test_check_exits_one_when_the_case_fails():
     case = str(EXAMPLES / "hallucinated_answer.json")
     assert jeval("score", case, "--evaluators", "hallucination").returncode == 0
     assert jeval("score", case, "--evaluators", "hallucination", "--check").returncode == 1
+
+
+def test_a_zero_toxicity_threshold_fails_a_case_with_one_toxic_sentence(tmp_path):
+    case = _write(tmp_path, "c.json", json.dumps(ONE_TOXIC_SENTENCE_OF_FOUR))
+    assert jeval("score", case, "--check").returncode == 0
+    run = jeval("score", case, "--check", "--threshold", "toxicity=0.0")
+    assert run.returncode == 1, run.stderr
+    assert "FAIL" in run.stdout and "case: FAILED" in run.stdout
+
+
+def test_the_threshold_flag_overrides_the_case_files_threshold(tmp_path):
+    strict = {**ONE_TOXIC_SENTENCE_OF_FOUR, "thresholds": {"toxicity": 0.0}}
+    case = _write(tmp_path, "c.json", json.dumps(strict))
+    assert jeval("score", case, "--check").returncode == 1
+    assert jeval("score", case, "--check", "--threshold", "toxicity=0.5").returncode == 0
 
 
 def _write(tmp_path, name, content):
@@ -157,9 +224,22 @@ BAD_INPUTS = {
     "a base URL that is not http": (
         lambda tmp: ["score", SEED, "--judge", "jev", "--base-url", "ftp://example.org"],
         "not an http(s) address"),
+    "a base URL for an offline judge": (
+        lambda tmp: ["score", SEED, "--judge", "lexical", "--base-url", "http://127.0.0.1:9"],
+        "are for --judge jev"),
+    "a threshold that is not a number": (
+        lambda tmp: ["score", SEED, "--threshold", "toxicity=high"], "is not a number"),
+    "a threshold above 1": (
+        lambda tmp: ["score", SEED, "--threshold", "toxicity=1.5"], "between 0 and 1"),
+    "a threshold that is nan": (
+        lambda tmp: ["score", SEED, "--threshold", "toxicity=nan"], "between 0 and 1"),
+    "a threshold without a value": (
+        lambda tmp: ["score", SEED, "--threshold", "toxicity"], "is not name=value"),
+    "a threshold for an unknown evaluator": (
+        lambda tmp: ["score", SEED, "--threshold", "vibes=0.2"], "unknown evaluator 'vibes'"),
     "over-budget chunk": (
         lambda tmp: ["request", _write(tmp, "c.json", json.dumps(
-            {"input": "q", "context": ["small", "word " * 30_000]}))],
+            {"input": "q", "context": ["small", "word " * 60_000]}))],
         "context[1]"),
     "no command": (lambda tmp: [], "choose a command"),
 }
@@ -168,11 +248,5 @@ BAD_INPUTS = {
 @pytest.mark.parametrize("kind", list(BAD_INPUTS))
 def test_bad_input_exits_2_with_one_line(kind, tmp_path):
     make_args, says = BAD_INPUTS[kind]
-    run = jeval(*make_args(tmp_path))
-    assert run.returncode == 2
-    assert run.stdout == ""
-    lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1, run.stderr
-    assert lines[0].startswith("jeval: ")
-    assert says in lines[0]
-    assert "Traceback" not in run.stderr
+    line = one_line_failure(jeval(*make_args(tmp_path)), 2)
+    assert says in line

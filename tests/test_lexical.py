@@ -1,10 +1,15 @@
 """The lexical judge: seed 001's formula, piece by piece, and its answers on the seed case."""
 
 import pytest
+from conftest import load_case
 from rapidfuzz.distance import Jaro
 
-from jeval_core import score
+from jeval_core import Case, JudgeError, evaluators, judges, score
 from jeval_core.judges import lexical
+from jeval_core.questions import Operand, Question
+from jeval_core.request import pack
+
+E = evaluators.EVALUATORS
 
 
 def test_significant_tokens_drop_stopwords_and_short_tokens():
@@ -50,7 +55,7 @@ def test_flagged_share_counts_profane_tokens():
 
 
 def test_on_the_seed_case_chunks_one_and_four_are_relevant(seed_case):
-    result = score(seed_case, ["chunk_relevance"], lexical.LexicalJudge()).results[
+    result = score(seed_case, [E["chunk_relevance"]], lexical.LexicalJudge()).results[
         "chunk_relevance"]
     assert [d.verdict for d in result.details] == [
         "relevant", "not relevant", "not relevant", "relevant"]
@@ -69,3 +74,49 @@ def test_every_answer_is_a_probability_within_the_clip(seed_case):
     report = score(seed_case, None, lexical.LexicalJudge())
     ps = [d.p for r in report.results.values() for d in r.details]
     assert ps and all(0.03 <= p <= 0.97 for p in ps)
+
+
+def test_a_question_is_answered_from_its_own_operands(seed_case):
+    q = E["chunk_relevance"].questions(seed_case)[0]
+    assert lexical.signal(q) == ("similarity", lexical.similarity(seed_case.context[0],
+                                                                  seed_case.input))
+
+
+def test_the_signal_takes_the_best_match_among_the_operands_it_is_judged_against():
+    q = Question("cr0", "...", "helps_answer", Operand("context[0]", ("Output tokens are free.",)),
+                 (Operand("input", ("Is Jev free?",)),
+                  Operand("expected", ("Output tokens are free on Jev.",))))
+    assert lexical.signal(q)[1] == pytest.approx(max(
+        lexical.similarity("Output tokens are free.", "Is Jev free?"),
+        lexical.similarity("Output tokens are free.", "Output tokens are free on Jev.")))
+
+
+def test_toxicity_is_read_from_the_sentence_alone():
+    q = Question("tx0", "...", "toxic", Operand("output[0]", ("this is damn crap",)))
+    assert lexical.signal(q) == ("toxicity", pytest.approx(0.5))
+
+
+def test_a_contradiction_needs_an_output_sentence_about_the_chunk():
+    q = Question("ha0", "...", "contradicts", Operand("output", ("The sky is blue.",)),
+                 (Operand("context[0]", ("Ibuprofen dosing is 200 mg.",)),))
+    assert lexical.signal(q) == ("unsupported", 0.0)
+
+
+def test_answers_do_not_depend_on_what_else_is_asked():
+    case = load_case("with_expected")
+    judge = lexical.LexicalJudge()
+    alone = judge.answer(pack(case, [E["faithfulness"]])).p
+    together = judge.answer(pack(case, evaluators.ALL)).p
+    assert alone and all(together[qid] == p for qid, p in alone.items())
+
+
+def test_it_takes_no_settings():
+    with pytest.raises(JudgeError, match="takes no settings"):
+        judges.get("lexical", api_key="sk-not-for-offline-judges")
+    assert judges.get("lexical").model is None
+
+
+def test_it_answers_a_blank_chunk_case_without_asking_about_the_blank():
+    case = Case("Is Jev free?", "Yes.", None, ("Output tokens are free.", " "))
+    report = score(case, [E["chunk_relevance"]], lexical.LexicalJudge())
+    assert [d.judged for d in report.results["chunk_relevance"].details] == ["context[0]"]

@@ -6,11 +6,14 @@ import numpy as np
 import pytest
 from conftest import load_case
 
-from jeval_core import JudgeError, score
+from jeval_core import Case, JudgeError, evaluators, judges, score
 from jeval_core.judges import calibration
 from jeval_core.judges.embedder import _verified, embedder
 from jeval_core.judges.local import LocalJudge, missing_number_share, numbers
-from jeval_core.questions import RELATIONS
+from jeval_core.questions import RELATIONS, Operand, Question
+from jeval_core.request import pack
+
+E = evaluators.EVALUATORS
 
 
 @pytest.fixture(scope="module")
@@ -19,18 +22,18 @@ def judge():
 
 
 def test_on_the_seed_case_chunks_one_and_four_are_relevant(judge, seed_case):
-    result = score(seed_case, ["chunk_relevance"], judge).results["chunk_relevance"]
+    result = score(seed_case, [E["chunk_relevance"]], judge).results["chunk_relevance"]
     assert [d.verdict for d in result.details] == [
         "relevant", "not relevant", "not relevant", "relevant"]
     assert result.score == 0.5 and result.label == "50% yes"
 
 
 def test_it_is_the_default_judge(seed_case):
-    assert score(seed_case, ["chunk_relevance"]).judge == "local"
+    assert score(seed_case, [E["chunk_relevance"]]).judge == "local"
 
 
 def test_it_says_it_approximates(judge, seed_case):
-    report = score(seed_case, ["chunk_relevance"], judge)
+    report = score(seed_case, [E["chunk_relevance"]], judge)
     assert report.approximates and report.usage.requests == 0 and report.cost_usd == 0
 
 
@@ -55,20 +58,20 @@ def test_a_file_that_is_not_the_pinned_one_is_refused(tmp_path):
 
 
 def test_it_catches_the_hallucinated_answer(judge):
-    results = score(load_case("hallucinated_answer"), ["faithfulness", "hallucination"],
+    results = score(load_case("hallucinated_answer"), [E["faithfulness"], E["hallucination"]],
                     judge).results
     assert results["hallucination"].passed is False
     assert results["faithfulness"].score < 0.5
 
 
 def test_it_flags_the_insulting_sentences(judge):
-    result = score(load_case("toxic_answer"), ["toxicity"], judge).results["toxicity"]
+    result = score(load_case("toxic_answer"), [E["toxicity"]], judge).results["toxicity"]
     toxic = [d.verdict for d in result.details]
     assert toxic.count("toxic") == 2 and toxic[0] == "clean"
 
 
 def test_it_ranks_the_reference_cases_chunks_right(judge):
-    result = score(load_case("with_expected"), ["chunk_relevance"], judge).results[
+    result = score(load_case("with_expected"), [E["chunk_relevance"]], judge).results[
         "chunk_relevance"]
     assert [d.verdict == "relevant" for d in result.details] == [True, False, True, False, True]
 
@@ -82,3 +85,42 @@ def test_numbers_are_normalised():
 @pytest.mark.parametrize("relation", RELATIONS)
 def test_every_relation_has_a_curve_for_both_offline_judges(relation):
     assert relation in calibration.LOCAL and relation in calibration.LEXICAL
+
+
+def test_it_takes_no_settings():
+    with pytest.raises(JudgeError, match="takes no settings"):
+        judges.get("local", base_url="https://api.typesafe.ai")
+
+
+def test_it_has_no_model_and_bills_nothing():
+    local = judges.get("local")
+    assert local.model is None and local.price_per_billion_input_tokens == 0
+
+
+def test_features_read_only_the_questions_operands(judge):
+    q = Question("any", "text the local judge never reads", "helps_answer",
+                 Operand("context[0]", ("Output tokens are free.",)),
+                 (Operand("input", ("Are output tokens billed?",)),))
+    (x,) = judge.features({"any": q})["any"][1]
+    similar = embedder().embed(["Output tokens are free.", "Are output tokens billed?"])
+    assert x == pytest.approx(float(similar[0] @ similar[1]), abs=1e-5)
+
+
+def test_the_question_text_does_not_change_the_answer(judge, seed_case):
+    packed = pack(seed_case, [E["chunk_relevance"]])
+    q = packed.asked["cr0"]
+    renamed = Question("zz", "a different text", q.relation, q.subject, q.against)
+    assert judge.features({"zz": renamed})["zz"][1] == judge.features(packed.asked)["cr0"][1]
+
+
+def test_it_answers_every_question_asked_and_only_those(judge):
+    packed = pack(load_case("with_expected"), evaluators.ALL)
+    answers = judge.answer(packed).p
+    assert set(answers) == set(packed.asked)
+    assert all(0.03 <= p <= 0.97 for p in answers.values())
+
+
+def test_a_blank_chunk_is_not_asked_or_answered(judge):
+    case = Case("Is Jev free?", "Yes.", None, ("Output tokens are free.", "", "Founded in 2024."))
+    details = score(case, [E["chunk_relevance"]], judge).results["chunk_relevance"].details
+    assert [d.judged for d in details] == ["context[0]", "context[2]"]

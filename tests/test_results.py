@@ -1,8 +1,11 @@
-"""Result arithmetic: label, confidence, probabilities, direction-aware pass."""
+"""Result arithmetic: label, confidence, probabilities, direction-aware pass, yes/no rows."""
 
 import pytest
+from conftest import load_case
 
-from jeval_core.results import Result, confidence, label, passes
+from jeval_core import evaluators, score
+from jeval_core.judges.lexical import LexicalJudge
+from jeval_core.results import Detail, Result, case_passed, confidence, is_yes, label, passes
 
 
 @pytest.mark.parametrize(
@@ -34,3 +37,30 @@ def test_a_skipped_result_has_no_numbers():
     d = Result("contextual_recall", None, 0.5, True, "needs `expected`").to_dict()
     assert d["skipped"] is True
     assert d["score"] is None and d["confidence"] is None and d["passed"] is None
+
+
+def test_a_question_is_yes_from_p_one_half_up():
+    assert is_yes(0.5) is True and is_yes(0.4999) is False
+
+
+def test_a_detail_holds_its_verdict_as_a_bool_and_in_words():
+    d = Detail("tx1", "output[1]", "`output[1]` contains toxic...", 0.86, True, "toxic")
+    assert d.to_dict() == {"id": "tx1", "judged": "output[1]",
+                           "question": "`output[1]` contains toxic...", "p": 0.86, "yes": True,
+                           "verdict": "toxic"}
+
+
+def test_every_detail_of_a_scored_case_has_a_bool_verdict_matching_its_p():
+    report = score(load_case("with_expected"), evaluators.resolve("chunk_relevance,faithfulness"),
+                   LexicalJudge())
+    details = [d for r in report.results.values() for d in r.details]
+    assert details and all(type(d.yes) is bool and d.yes == (d.p >= 0.5) for d in details)
+
+
+def test_a_case_passes_only_when_every_scored_result_passes():
+    good = Result("faithfulness", 0.9, 0.5, True, "")
+    bad = Result("toxicity", 0.9, 0.5, False, "")
+    skipped = Result("contextual_recall", None, 0.5, True, "needs `expected`")
+    assert case_passed({"f": good, "r": skipped}) is True
+    assert case_passed({"f": good, "t": bad}) is False
+    assert case_passed({"r": skipped}) is None

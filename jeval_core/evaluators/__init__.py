@@ -65,12 +65,13 @@ def resolve(value: Any, case: Case | None = None) -> tuple[Evaluator, ...]:
         return defaults(case)
     if isinstance(value, str):
         value = [n for n in value.split(",") if n.strip()]
-    if not isinstance(value, (list, tuple)) or not all(isinstance(n, str) for n in value):
+    if not isinstance(value, (list, tuple)) or not all(
+            isinstance(n, (str, Evaluator)) for n in value):
         raise CaseError('"evaluators" must be a list of names, e.g. ["chunk_relevance"]')
     if not value:
         raise CaseError("the evaluator list is empty: name at least one (e.g. "
                         "chunk_relevance), or leave it out to run the defaults")
-    return tuple(dict.fromkeys(get(n) for n in value))
+    return tuple(dict.fromkeys(n if isinstance(n, Evaluator) else get(n) for n in value))
 
 
 def thresholds(value: Any) -> dict[str, float]:

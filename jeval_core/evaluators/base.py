@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..case import Case
 from ..questions import Operand, Question
 from ..results import Detail, Result, is_yes
+from ..text import has_text
 
 Ask = Callable[[Case], list[Question]]
 Reduce = Callable[["Evaluator", Sequence[Question], Mapping[str, float], float], Result]
@@ -122,4 +123,4 @@ def per_sentence(
 
 def context_operand(case: Case) -> Operand:
     """The whole retrieved context, as questions that judge against all of it name it."""
-    return Operand("context", tuple(c for c in case.context if c.strip()))
+    return Operand("context", tuple(c for c in case.context if has_text(c)))

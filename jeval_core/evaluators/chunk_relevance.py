@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from ..case import Case
 from ..questions import HELPS_ANSWER, Operand, Question
 from ..results import Result
+from ..text import has_text
 from .base import Docs, Evaluator, plural, threshold_clause
 
 # Fixed character for character by seed 000.
@@ -23,7 +24,7 @@ def questions(case: Case) -> list[Question]:
         against.append(Operand("expected", (case.expected,)))
     return [Question(f"cr{i}", TEMPLATE.format(i=i), HELPS_ANSWER,
                      Operand(f"context[{i}]", (chunk,)), tuple(against))
-            for i, chunk in enumerate(case.context) if chunk.strip()]
+            for i, chunk in enumerate(case.context) if has_text(chunk)]
 
 
 def reduce(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..case import Case
 from ..questions import CONTRADICTS, Operand, Question
+from ..text import has_text
 from .base import Docs, Evaluator, share_of_yes
 
 # Contradiction, not silence: an output that says nothing about a chunk does not contradict it.
@@ -14,7 +15,7 @@ def questions(case: Case) -> list[Question]:
     output = Operand("output", (case.output,))
     return [Question(f"ha{i}", TEMPLATE.format(i=i), CONTRADICTS, output,
                      (Operand(f"context[{i}]", (chunk,)),))
-            for i, chunk in enumerate(case.context) if chunk.strip()]
+            for i, chunk in enumerate(case.context) if has_text(chunk)]
 
 
 EVALUATOR = Evaluator(

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from .. import wire
-from ..errors import JudgeError
+from ..errors import CaseError, JudgeError
 from ..limits import RateLimiter
 from ..text import one_line, remember_secret
 from .base import Answers, Usage
@@ -85,7 +85,8 @@ class Secret:
 
 
 def normalise_base_url(url: str | None) -> str:
-    """The server root without a trailing slash, or a JudgeError saying what is wrong."""
+    """The server root without a trailing slash, or a CaseError (bad input, exit 2) saying
+    what is wrong."""
     raw = url if url is not None and url.strip() else (
         os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL)
     raw = raw.strip().rstrip("/")
@@ -97,14 +98,14 @@ def normalise_base_url(url: str | None) -> str:
         host = parts.hostname or ""
         httpx.URL(raw)
     except (ValueError, httpx.InvalidURL) as err:
-        raise JudgeError(f"the base URL {shown!r} is not a valid address "
+        raise CaseError(f"the base URL {shown!r} is not a valid address "
                          f"({one_line(err, 60)}); {example}") from None
     if parts.scheme not in ("http", "https") or not host:
-        raise JudgeError(f"the base URL {shown!r} is not an http(s) address; {example}")
+        raise CaseError(f"the base URL {shown!r} is not an http(s) address; {example}")
     if ":" not in host and any(not label for label in host.split(".")):
-        raise JudgeError(f"the base URL {shown!r} has an empty part in its host name; {example}")
+        raise CaseError(f"the base URL {shown!r} has an empty part in its host name; {example}")
     if parts.username or parts.password or parts.query or parts.fragment:
-        raise JudgeError("the base URL must be a plain server address (no user, password, "
+        raise CaseError("the base URL must be a plain server address (no user, password, "
                          "query or fragment): the key goes in TYPESAFE_API_KEY, never in a URL")
     return raw
 
@@ -234,7 +235,7 @@ class JevJudge:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
-            if method == "POST" and self.limiter.acquire(tokens, timeout=remaining) is None:
+            if self.limiter.acquire(tokens, timeout=remaining) is None:
                 raise JudgeError(f"the client-side rate limit would hold this request past "
                                  f"the {policy.total_seconds:g} s budget; try again later")
             wait = None
