@@ -39,6 +39,7 @@ class Evaluator:
     ask: Ask
     reducer: Reduce
     unit: tuple[str, str] = ("item", "items")  # what one question judges, for reasons
+    score_name: str = ""  # what the score is called in reasons ("precision"), if anything
     threshold: float = 0.5  # the default; every run may set its own
     aliases: tuple[str, ...] = ()
     criteria: tuple[str, str] | None = None
@@ -106,8 +107,9 @@ def share_of_yes(
     details = evaluator.details(questions, answers)
     yes = sum(d.yes for d in details)
     score = yes / len(details)
+    called = f"{evaluator.score_name} " if evaluator.score_name else ""
     reason = (f"{yes} of {plural(len(details), *evaluator.unit)} {evaluator.verdicts[0]}: "
-              f"{threshold_clause(score, threshold, evaluator.higher_is_better)}.")
+              f"{called}{threshold_clause(score, threshold, evaluator.higher_is_better)}.")
     return Result(evaluator.name, score, threshold, evaluator.higher_is_better, reason, details)
 
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 from ..case import Case
 from ..questions import HELPS_ANSWER, Operand, Question
-from ..results import Result
 from ..text import has_text
-from .base import Docs, Evaluator, plural, threshold_clause
+from .base import Docs, Evaluator, share_of_yes
 
 # Fixed character for character by seed 000.
 TEMPLATE = (
@@ -27,18 +24,6 @@ def questions(case: Case) -> list[Question]:
             for i, chunk in enumerate(case.context) if has_text(chunk)]
 
 
-def reduce(
-    evaluator: Evaluator, questions: Sequence[Question], answers: Mapping[str, float],
-    threshold: float,
-) -> Result:
-    details = evaluator.details(questions, answers)
-    relevant = sum(d.yes for d in details)
-    score = relevant / len(details)
-    reason = (f"{relevant} of {plural(len(details), 'chunk is', 'chunks are')} relevant: "
-              f"precision {threshold_clause(score, threshold, evaluator.higher_is_better)}.")
-    return Result(evaluator.name, score, threshold, evaluator.higher_is_better, reason, details)
-
-
 EVALUATOR = Evaluator(
     name="chunk_relevance",
     code="cr",
@@ -49,7 +34,8 @@ EVALUATOR = Evaluator(
     score_rule="relevant chunks (p >= 0.5) / all chunks: precision",
     verdicts=("relevant", "not relevant"),
     higher_is_better=True,
-    unit=("chunk", "chunks"),
+    unit=("chunk is", "chunks are"),
+    score_name="precision",
     docs=Docs(
         reach_for_it_when=(
             "Debugging retrieval: which chunks were noise?",
@@ -67,5 +53,5 @@ EVALUATOR = Evaluator(
         ),
     ),
     ask=questions,
-    reducer=reduce,
+    reducer=share_of_yes,
 )
