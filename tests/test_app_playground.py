@@ -4,7 +4,7 @@ import re
 
 import pytest
 from conftest import load_case
-from jev_servers import MockProcess
+from jev_servers import FaultyServer, MockProcess
 from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
 from test_questions import SEED_QUESTIONS
@@ -187,3 +187,45 @@ def test_untrusted_text_is_never_rendered_as_markdown(hostile):
     assert not at.exception
     assert all(hostile not in m.value for m in at.markdown)
     assert all(hostile not in c.value for c in at.caption)
+
+
+def test_the_environment_key_never_goes_to_a_base_url_a_visitor_types(monkeypatch):
+    monkeypatch.setenv("TYPESAFE_API_KEY", KEY)
+    monkeypatch.delenv("TYPESAFE_BASE_URL", raising=False)
+    with Running(MockConfig()) as mock, FaultyServer(mock.url, []) as elsewhere:
+        at = app()
+        at.sidebar.radio[0].set_value("jev").run()
+        at.sidebar.text_input(key="jev_base_url").set_value(elsewhere.url).run()
+        [b for b in at.sidebar.button if b.label.startswith("Load models")][0].click().run()
+    assert elsewhere.seen == []  # nothing was sent, so no header could carry the key
+    assert any("no API key" in shown(e.value) for e in at.sidebar.error)
+
+
+def test_a_key_typed_for_a_server_goes_to_that_server(monkeypatch):
+    monkeypatch.setenv("TYPESAFE_API_KEY", "sk-environment-0000000000")
+    with Running(MockConfig()) as mock, FaultyServer(mock.url, []) as server:
+        at = app()
+        at.sidebar.radio[0].set_value("jev").run()
+        at.sidebar.text_input(key="jev_base_url").set_value(server.url).run()
+        at.sidebar.text_input(key="jev_key").set_value(KEY).run()
+        [b for b in at.sidebar.button if b.label.startswith("Load models")][0].click().run()
+    sent = [r["headers"].get("Authorization") for r in server.seen]
+    assert sent == [f"Bearer {KEY}"]
+
+
+def test_a_crafted_share_link_cannot_break_the_page():
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.query_params["case"] = "v1." + "W1tb" * 80  # base64 of nested [[[
+    at.run()
+    assert not at.exception
+    assert any("damaged" in shown(w.value) for w in at.warning)
+    assert metric(at, "label") == ["50% yes"]
+
+
+def test_old_chunks_do_not_pile_up_in_the_session():
+    at = app()
+    for name in ("noisy_retrieval", "clean_retrieval", "jev_pricing"):
+        at.selectbox(key="example").set_value(name).run()
+    chunk_keys = [k for k in at.session_state.keys()  # noqa: SIM118 (no __iter__)
+                  if str(k).startswith("chunk_") and k != "chunk_ids"]
+    assert len(chunk_keys) == len(load_case("jev_pricing").context)
