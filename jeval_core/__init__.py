@@ -10,9 +10,7 @@ start-up lands inside the CLI's own handler.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # typing is not imported at start-up: this file runs before the CLI
 __version__ = "0.2.0"
 
 _WHERE = {
@@ -29,8 +27,10 @@ if TYPE_CHECKING:
     from .scoring import Report, score
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _WHERE:
+        from importlib import import_module
+
         return getattr(import_module(f".{_WHERE[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -8,12 +8,26 @@ never contains a key. Nothing heavy is imported before the Ctrl+C handler is in 
 
 from __future__ import annotations
 
-import argparse
+import os
+import signal
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, NoReturn
 
-from .errors import BAD_INPUT, FAILED, INTERNAL, SCORED
+
+def _interrupted_early(signum: int, frame: object) -> None:
+    print("jeval: interrupted", file=sys.stderr)
+    os._exit(130)
+
+
+# Run as the `jeval` command, Ctrl+C while the rest loads ends quietly; main() hands Ctrl+C
+# back to Python as soon as it runs. Imported as a library, nothing changes.
+if __name__ == "__main__" or os.path.basename(sys.argv[0]) in ("jeval", "jeval.exe"):
+    signal.signal(signal.SIGINT, _interrupted_early)
+
+import argparse  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from typing import TYPE_CHECKING, NoReturn  # noqa: E402
+
+from .errors import BAD_INPUT, FAILED, INTERNAL, SCORED  # noqa: E402
 
 if TYPE_CHECKING:
     from .casefile import CaseFile
@@ -41,6 +55,7 @@ class _Parser(argparse.ArgumentParser):
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         return _main(argv)
     except KeyboardInterrupt:
         print("jeval: interrupted", file=sys.stderr)
