@@ -55,6 +55,9 @@ class Result:
     higher_is_better: bool
     reason: str
     details: tuple[Detail, ...] = field(default_factory=tuple)
+    # The share of questions answered yes, when the score is something else (a binary verdict):
+    # the label then says this share, so "0% yes" never sits beside "44% relevant".
+    share: float | None = None
 
     @property
     def skipped(self) -> bool:
@@ -62,7 +65,9 @@ class Result:
 
     @property
     def label(self) -> str:
-        return "skipped" if self.score is None else label(self.score)
+        if self.score is None:
+            return "skipped"
+        return label(self.share if self.share is not None else self.score)
 
     @property
     def confidence(self) -> float | None:

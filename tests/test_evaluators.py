@@ -320,3 +320,28 @@ def test_new_thresholds_keep_the_ones_already_set():
 def test_scoring_with_an_empty_evaluator_list_is_an_error_not_the_defaults(seed_case):
     with pytest.raises(CaseError):
         score(seed_case, [], LexicalJudge())
+
+
+def test_headings_and_page_furniture_are_not_asked_as_statements():
+    chunk = ("Charging problems\n\nLast updated 2 May 2024.\n\nThe Vela X2 battery charges fully "
+             "in 4 hours. Use only the supplied charger.\n\nWas this page helpful?")
+    case = Case("How long does the Vela X2 battery take to charge?", context=(chunk,))
+    asked = [q.subject.texts[0] for q in E["context_relevancy"].questions(case)]
+    assert asked == ["The Vela X2 battery charges fully in 4 hours.",
+                     "Use only the supplied charger."]
+
+
+def test_a_short_line_that_states_a_number_is_still_a_statement():
+    case = Case("How many users can the Team plan have?", context=("Team plan\nMax 5 users",))
+    asked = [q.subject.texts[0] for q in E["context_relevancy"].questions(case)]
+    assert asked == ["Max 5 users"]
+
+
+def test_context_relevancy_label_shows_the_share_its_reason_gives():
+    questions = E["context_relevancy"].questions(load_case("whole_document"))
+    answers = {q.id: (0.9 if k % 2 else 0.1) for k, q in enumerate(questions)}
+    result = E["context_relevancy"].reduce(questions, answers)
+    relevant = sum(d.yes for d in result.details)
+    assert result.score == 0.0
+    assert result.label == f"{round(100 * relevant / len(questions))}% yes"
+    assert f"{relevant} of {len(questions)} statements relevant" in result.reason
