@@ -12,10 +12,15 @@ st.set_page_config(page_title="jeval playground", page_icon=str(ASSETS / "icon.p
                    layout="wide")
 st.logo(str(ASSETS / "logo.png"), size="large")
 session.ensure_case()  # before the sidebar: a share link may choose the judge
-session.judge_settings()
-# url_path differs from the file names on purpose: Streamlit still scans pages/ the old way on
-# a fresh server's first request, and a matching name would run the page without this file.
-st.navigation([
+# A pages/ folder next to this file makes Streamlit run a fresh server's first request the old
+# way: this file as a page of the folder. url_path differs from the file names so that no such
+# page can run without this file. And st.navigation comes before any widget of this file: a
+# widget's id includes the hash of the script that draws it, which is the old-way page's on
+# that first run and this file's on every later one, but this file's on both once st.navigation
+# has run. A widget drawn before it would get a new id on the next run and lose the first click.
+page = st.navigation([
     st.Page("pages/playground.py", title="Playground", default=True, url_path="live"),
     st.Page("pages/metrics.py", title="Metrics", url_path="evaluators"),
-]).run()
+])
+session.judge_settings()
+page.run()

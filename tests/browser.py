@@ -60,3 +60,43 @@ def commit(page, locator, text: str) -> None:
     """Type into a text area the way a user commits it: fill, then Ctrl+Enter."""
     locator.fill(text)
     locator.press("Control+Enter")
+
+
+# Counts the app's finished runs: stApp's script state turning back to "notRunning" comes after
+# the browser has drawn everything the run sent, so a check after it sees that run's result.
+RUN_COUNTER = """
+window.__runsDone = 0;
+new MutationObserver(records => {
+  for (const r of records) {
+    if (r.target.getAttribute("data-test-script-state") === "notRunning"
+        && r.oldValue !== "notRunning") window.__runsDone += 1;
+  }
+}).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
+                      attributeFilter: ["data-test-script-state"]});
+"""
+
+
+def count_runs(page) -> None:
+    """Count the app's finished runs from the next page load on (call before goto)."""
+    page.add_init_script(RUN_COUNTER)
+
+
+def runs_done(page) -> int:
+    return page.evaluate("window.__runsDone")
+
+
+def wait_for_runs(page, n: int) -> None:
+    page.wait_for_function("n => window.__runsDone >= n", arg=n, timeout=60_000)
+
+
+def one_run(page, action) -> None:
+    """Do `action` (one click or one commit) and wait until the run it starts is drawn."""
+    before = runs_done(page)
+    action()
+    wait_for_runs(page, before + 1)
+
+
+def enter(locator, text: str) -> None:
+    """Type into a text input the way a user commits it: fill, then Enter."""
+    locator.fill(text)
+    locator.press("Enter")

@@ -1,19 +1,25 @@
-"""End to end in a real browser: the seed example, a live edit, hostile text, a screenshot."""
+"""End to end in a real browser: the seed example, live edits, hostile text, a screenshot, and
+one click or keystroke on the sidebar always taking, even on a fresh server's first visit."""
 
 import os
+import re
 import shutil
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, AppServer, commit, launch
-from jev_servers import free_port
+from browser import CHROMIUM, AppServer, commit, count_runs, enter, launch, one_run, wait_for_runs
+from conftest import load_file
+from jev_servers import FaultyServer, down_url, free_port
 from test_questions import SEED_QUESTIONS
+
+from jeval_core import share
+from jeval_core.judges import LABELS
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian chromium is not installed (apt-get install chromium)",
                 allow_module_level=True)
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +113,7 @@ def test_a_hostile_error_message_shows_literally(page):
         base = page.get_by_label("Base URL")
         base.fill(faulty.url)
         base.press("Enter")
-        key = page.get_by_label("API key")
+        key = page.get_by_role("textbox", name="API key", exact=True)
         key.fill("sk-browser-test-0000")
         key.press("Enter")
         button = page.get_by_role("button", name="Score with Jev")
@@ -118,3 +124,108 @@ def test_a_hostile_error_message_shows_literally(page):
         assert hostile in alert.inner_text()
     assert page.dialogs_seen == []
     assert page.get_by_text("last good results").first.is_visible()
+
+
+# A fresh server's first visit is the run Streamlit makes the old way (the app as a page of
+# pages/): the tests below each start their own server so that their page is that visit.
+
+
+@pytest.fixture
+def first_visit(tmp_path):
+    app = AppServer(free_port(), tmp_path / "streamlit.log")
+    try:
+        with sync_playwright() as p:
+            browser = launch(p)
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            count_runs(page)
+            page.app_url = app.url
+            yield page
+            browser.close()
+    finally:
+        app.stop()
+
+
+def open_seed(page) -> None:
+    page.goto(page.app_url)
+    page.get_by_text("50% yes").first.wait_for(timeout=60_000)
+    wait_for_request_with(page, '"cr3"')
+    wait_for_runs(page, 1)
+
+
+def judge_radio(page):
+    return page.locator("[data-testid=stSidebar] label:has(input:checked)")
+
+
+def click_judge(page, name: str) -> None:
+    one_run(page, lambda: page.get_by_text(LABELS[name], exact=True).click())
+    expect(judge_radio(page)).to_have_text(LABELS[name])
+
+
+def scored_by(page, name: str) -> None:
+    """The results on screen were scored by this judge, and only by it."""
+    expect(page.get_by_text(f"judge: {name} ·")).to_be_visible()
+    for other in ("local", "lexical"):
+        if other != name:
+            expect(page.get_by_text(f"judge: {other} ·")).to_have_count(0)
+
+
+def test_one_click_on_each_judge_switches_it_on_the_first_visit(first_visit):
+    page = first_visit
+    open_seed(page)
+    scored_by(page, "local")
+    click_judge(page, "lexical")
+    scored_by(page, "lexical")
+    click_judge(page, "local")
+    scored_by(page, "local")
+    with FaultyServer(down_url(), []) as recorder:
+        click_judge(page, "jev")
+        base = page.get_by_label("Base URL")
+        expect(base).to_be_visible()
+        one_run(page, lambda: enter(base, recorder.url))
+        expect(base).to_have_value(recorder.url)
+        score = page.get_by_role("button", name=re.compile("^Score with Jev"))
+        one_run(page, score.click)
+        expect(page.locator("[data-testid='stAlert']").filter(has_text="type a key")
+               ).to_be_visible()
+        assert recorder.seen == []
+
+
+def test_the_first_judge_click_after_loading_an_example_switches_it(first_visit):
+    page = first_visit
+    open_seed(page)
+    page.get_by_role("combobox", name="example").click()
+    one_run(page, lambda: page.get_by_role("option", name="with_expected").click())
+    expect(page.get_by_label("expected — a reference answer (optional)")).not_to_have_value("")
+    click_judge(page, "lexical")
+    scored_by(page, "lexical")
+
+
+def test_the_jev_settings_take_the_first_keystroke_on_the_first_visit(first_visit):
+    from jevcompat.mock import MockConfig, Running
+
+    page = first_visit
+    seed = load_file("jev_pricing")
+    token = share.encode(seed.case, seed.chosen(), "jev")
+    page.goto(f"{page.app_url}/?case={token}")
+    page.get_by_text("Press the button to score").wait_for(timeout=60_000)
+    wait_for_runs(page, 1)
+    expect(judge_radio(page)).to_have_text(LABELS["jev"])
+    key = "sk-browser-test-first-keystroke"
+    with Running(MockConfig(key=key)) as mock, FaultyServer(mock.url, []) as proxy:
+        base = page.get_by_label("Base URL")
+        one_run(page, lambda: enter(base, proxy.url))
+        expect(base).to_have_value(proxy.url)
+        secret = page.get_by_role("textbox", name="API key", exact=True)
+        one_run(page, lambda: enter(secret, key))
+        expect(secret).to_have_value(key)
+        load = page.get_by_role("button", name="Load models from the server")
+        one_run(page, load.click)
+        assert [(r["method"], r["path"]) for r in proxy.seen] == [("GET", "/v1/models")]
+        assert proxy.seen[0]["headers"].get("Authorization") == f"Bearer {key}"
+        model = page.get_by_role("combobox", name="Model")
+        model.click()
+        one_run(page, lambda: page.get_by_role("option", name="mock", exact=True).click())
+        expect(model).to_have_value("mock")
+        expect(page.get_by_role("button", name=re.compile("^Score with Jev"))).to_be_visible()
+    click_judge(page, "local")
+    scored_by(page, "local")
