@@ -147,13 +147,24 @@ def answers(data: Any, asked: Iterable[str], where: str) -> dict[str, float]:
             raise JudgeError(f"{where} answered {qid} as {one_line(repr(kind), 40)}, "
                              "not a noul answer")
         value = answer.get("noul")
-        if (isinstance(value, bool) or not isinstance(value, (int, float))
-                or not math.isfinite(value) or not 0.0 <= value <= 1.0):
+        number = _probability(value)
+        if number is None:
             shown = one_line(repr(value), 40)
             raise JudgeError(f"{where} answered {qid} with noul={shown}, not a probability "
                              "between 0 and 1")
-        p[qid] = float(value)
+        p[qid] = number
     return p
+
+
+def _probability(value: Any) -> float | None:
+    """A JSON number in [0, 1] as a float; None for anything else (booleans, 10**400, NaN)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) and 0.0 <= number <= 1.0 else None
 
 
 def input_tokens(data: Any, where: str) -> int:
