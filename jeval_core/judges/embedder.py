@@ -13,6 +13,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,6 +29,15 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 MAX_TOKENS = 256  # longer chunks are truncated: MiniLM was trained on 128-256 token inputs
 BATCH = 16
 CACHE_SIZE = 8192  # embeddings kept across reruns (384 floats each: ~12 MB when full)
+TOKEN_CACHE_SIZE = 1024  # token matrices kept (float16; ~50 KB for a 64-token chunk)
+
+
+@dataclass(frozen=True)
+class TokenVectors:
+    """A text's contextual token vectors (unit length) and each token's character span."""
+
+    vectors: np.ndarray  # (tokens, 384), [CLS] and [SEP] left out
+    spans: tuple[tuple[int, int], ...]  # (start, end) in the text, one per row
 
 
 def _package_file(package: str, relative: str) -> Path:
@@ -75,30 +85,59 @@ class Embedder:
         self._tokenizer.no_padding()  # the file pads everything to 128; we pad per batch
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._token_cache: OrderedDict[bytes, TokenVectors] = OrderedDict()
         self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(text: str) -> bytes:
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One unit vector per text (rows in the order given)."""
-        keys = [hashlib.blake2b(t.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-                for t in texts]
+        keys = [self._key(t) for t in texts]
         with self._lock:
             todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}
             if todo:
-                fresh = self._run(list(todo.values()))
-                for k, v in zip(todo, fresh, strict=True):
-                    self._cache[k] = v
+                self._store(todo)
             rows = []
             for k in keys:
                 self._cache.move_to_end(k)
                 rows.append(self._cache[k])
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
+            self._trim()
         return np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
 
-    def _run(self, texts: list[str]) -> list[np.ndarray]:
+    def tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
+        """Each text's token vectors and spans, for matching words rather than whole texts."""
+        keys = [self._key(t) for t in texts]
+        with self._lock:
+            todo = {k: t for k, t in zip(keys, texts, strict=True)
+                    if k not in self._token_cache}
+            if todo:
+                self._store(todo)
+            found = []
+            for k in keys:
+                self._token_cache.move_to_end(k)
+                found.append(self._token_cache[k])
+            self._trim()
+        return found
+
+    def _store(self, todo: dict[bytes, str]) -> None:
+        pooled, tokens = self._run(list(todo.values()))
+        for k, v, t in zip(todo, pooled, tokens, strict=True):
+            self._cache[k] = v
+            self._token_cache[k] = t
+
+    def _trim(self) -> None:
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        while len(self._token_cache) > TOKEN_CACHE_SIZE:
+            self._token_cache.popitem(last=False)
+
+    def _run(self, texts: list[str]) -> tuple[list[np.ndarray], list[TokenVectors]]:
         encodings = self._tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         out: list[np.ndarray | None] = [None] * len(texts)
+        toks: list[TokenVectors | None] = [None] * len(texts)
         for start in range(0, len(order), BATCH):
             batch = order[start:start + BATCH]
             width = max(len(encodings[i].ids) for i in batch)
@@ -118,7 +157,12 @@ class Embedder:
             norms = np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
             for row, i in enumerate(batch):
                 out[i] = (vectors[row] / norms[row]).astype(np.float32)
-        return out  # type: ignore[return-value]
+                n = len(encodings[i].ids)
+                inner = hidden[row, 1:n - 1]  # without [CLS] and [SEP]
+                unit = inner / np.maximum(np.linalg.norm(inner, axis=1, keepdims=True), 1e-12)
+                toks[i] = TokenVectors(unit.astype(np.float16),
+                                       tuple(encodings[i].offsets[1:n - 1]))
+        return out, toks  # type: ignore[return-value]
 
 
 @lru_cache(maxsize=1)
