@@ -39,10 +39,14 @@ class Detail:
     p: float
     yes: bool
     verdict: str  # the evaluator's word for yes or no
+    # The words of the judged text that drove p, as (start, end, text); empty when the judge
+    # does not say (the hosted judge) or found nothing worth showing.
+    evidence: tuple[tuple[int, int, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "judged": self.judged, "question": self.question, "p": self.p,
-                "yes": self.yes, "verdict": self.verdict}
+                "yes": self.yes, "verdict": self.verdict,
+                "evidence": [{"start": a, "end": b, "text": t} for a, b, t in self.evidence]}
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from . import judges, wire
 from .case import Case
 from .evaluators import Evaluator
 from .judges import Answers, Judge, Usage
+from .judges.base import Span
 from .request import Packed, pack
 from .results import Result, case_passed
 
@@ -32,6 +33,7 @@ class Report:
     latency_s: float
     approximates: bool
     answers: dict[str, float] = field(default_factory=dict)  # p(true) by question id as sent
+    evidence: dict[str, tuple[Span, ...]] = field(default_factory=dict)  # by id as sent
     thresholds: dict[str, float] = field(default_factory=dict)  # the ones set for this run
     price_per_billion_input_tokens: float = wire.PRICE_PER_BILLION_INPUT_TOKENS_USD
     model: str | None = None
@@ -50,15 +52,16 @@ class Report:
     def with_thresholds(self, thresholds: Mapping[str, float]) -> Report:
         """The same answers reduced at other thresholds; the judge is not asked again."""
         merged = {**self.thresholds, **thresholds}
-        return replace(self, results=reduce_all(self.packed, self.answers, merged),
-                       thresholds=merged)
+        return replace(self, results=reduce_all(self.packed, self.answers, merged,
+                                                self.evidence), thresholds=merged)
 
     def rows(self, evaluator: str) -> list[dict[str, Any]]:
         """One row per question of `evaluator`: what it judged (name and text), p, verdict."""
         result = self.results[evaluator]
         texts = {q.id: q.subject.text for q in self.packed.plan.get(evaluator, [])}
         return [{"id": d.id, "judged": d.judged, "text": texts.get(d.id, ""), "p": d.p,
-                 "yes": d.yes, "verdict": d.verdict, "question": d.question}
+                 "yes": d.yes, "verdict": d.verdict, "question": d.question,
+                 "evidence": d.evidence}
                 for d in result.details]
 
     def questions(self) -> list[dict[str, Any]]:
@@ -102,12 +105,13 @@ def run(packed: Packed, judge: Judge, thresholds: Mapping[str, float] | None = N
     chosen = dict(thresholds or {})
     return Report(
         judge=judge.name,
-        results=reduce_all(packed, answers.p, chosen),
+        results=reduce_all(packed, answers.p, chosen, answers.evidence),
         packed=packed,
         usage=answers.usage,
         latency_s=latency,
         approximates=judge.approximates,
         answers=dict(answers.p),
+        evidence=dict(answers.evidence),
         thresholds=chosen,
         price_per_billion_input_tokens=judge.price_per_billion_input_tokens,
         model=answers.model,
@@ -130,9 +134,11 @@ def score(
 
 
 def reduce_all(
-    packed: Packed, answers: Mapping[str, float], thresholds: Mapping[str, float]
+    packed: Packed, answers: Mapping[str, float], thresholds: Mapping[str, float],
+    evidence: Mapping[str, tuple[Span, ...]] | None = None,
 ) -> dict[str, Result]:
-    """Each evaluator's result from the shared answers, in the order they were selected."""
+    """Each evaluator's result from the shared answers, in the order they were selected;
+    each detail row carries the judge's evidence for its question, when it gave any."""
     results: dict[str, Result] = {}
     for evaluator in packed.selected:
         threshold = thresholds.get(evaluator.name, evaluator.threshold)
@@ -141,5 +147,10 @@ def reduce_all(
             continue
         qs = packed.plan[evaluator.name]
         mine = {q.id: answers[packed.wire_ids[q.id]] for q in qs}
-        results[evaluator.name] = evaluator.reduce(qs, mine, threshold)
+        result = evaluator.reduce(qs, mine, threshold)
+        if evidence:
+            why = {q.id: evidence.get(packed.wire_ids[q.id], ()) for q in qs}
+            result = replace(result, details=tuple(replace(d, evidence=why.get(d.id, ()))
+                                                   for d in result.details))
+        results[evaluator.name] = result
     return results

@@ -70,6 +70,9 @@ def details(report: Report) -> None:
             rows = pd.DataFrame(report.rows(name))
             st.altair_chart(chart(rows, EVALUATORS[name]), width="stretch")
             columns = ["judged", "p", "verdict", "text", "id"]
+            if any(r["evidence"] for r in report.rows(name)):
+                rows["why"] = [", ".join(t for _, _, t in ev) for ev in rows["evidence"]]
+                columns.insert(3, "why")
             st.dataframe(
                 rows[columns], hide_index=True, width="stretch",
                 column_config={"p": st.column_config.NumberColumn("p(yes)", format="%.2f"),
@@ -79,6 +82,31 @@ def details(report: Report) -> None:
                 "Download these rows (CSV)", export.to_csv(report.rows(name), columns),
                 file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
                 help="text cells that would run as spreadsheet formulas are made inert")
+            why(report.rows(name))
+
+
+def why(rows: list[dict]) -> None:
+    """Each judged text with the words that drove its p highlighted (offline judges say)."""
+    shown = [r for r in rows if r["evidence"] and r["text"]]
+    if not shown:
+        return
+    with st.expander("Why: the words that drove each p", expanded=len(shown) <= 8):
+        for r in shown:
+            st.markdown(f"**{inert(r['judged'])}** · p {r['p']:.2f} · {inert(r['verdict'])}  \n"
+                        + highlighted(r["text"], r["evidence"]))
+
+
+def highlighted(text: str, spans: tuple[tuple[int, int, str], ...]) -> str:
+    """Markdown of `text`, inert, with each span on an orange background."""
+    out, at = [], 0
+    for start, end, _ in sorted(spans):
+        if start < at or end > len(text):
+            continue
+        out.append(inert(text[at:start]))
+        out.append(f":orange-background[{inert(text[start:end])}]")
+        at = end
+    out.append(inert(text[at:]))
+    return "".join(out)
 
 
 def questions(report: Report) -> None:

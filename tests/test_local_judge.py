@@ -124,3 +124,34 @@ def test_a_blank_chunk_is_not_asked_or_answered(judge):
     case = Case("Is Jev free?", "Yes.", None, ("Output tokens are free.", "", "Founded in 2024."))
     details = score(case, [E["chunk_relevance"]], judge).results["chunk_relevance"].details
     assert [d.judged for d in details] == ["context[0]", "context[2]"]
+
+
+def test_the_evidence_is_spans_of_the_judged_text_itself():
+    report = score(load_case("noisy_retrieval"), evaluators.ALL, LocalJudge())
+    checked = 0
+    for name in report.results:
+        for row in report.rows(name):
+            for start, end, text in row["evidence"]:
+                assert row["text"][start:end] == text
+                checked += 1
+    assert checked > 10
+
+
+def test_a_relevant_chunk_is_explained_by_the_words_it_shares_with_the_question():
+    report = score(load_case("noisy_retrieval"), evaluators.resolve(["chunk_relevance"]),
+                   LocalJudge())
+    trash = report.rows("chunk_relevance")[1]  # "Files you delete in Driftbox are moved to Trash"
+    assert {"Trash", "Files"} & {t for _, _, t in trash["evidence"]}
+
+
+def test_a_toxic_sentence_is_explained_by_its_flagged_words():
+    report = score(load_case("toxic_answer"), evaluators.resolve(["toxicity"]), LocalJudge())
+    flagged = {t.lower() for row in report.rows("toxicity") for _, _, t in row["evidence"]}
+    assert {"damn", "crap"} <= flagged
+
+
+def test_the_json_report_carries_the_evidence():
+    details = score(load_case("jev_pricing"), None, LocalJudge()).to_dict()[
+        "results"]["chunk_relevance"]["details"]
+    assert all({"start", "end", "text"} <= set(e) for d in details for e in d["evidence"])
+    assert any(d["evidence"] for d in details)

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from ..request import Packed
 
+Span = tuple[int, int, str]  # (start, end, the text between) in a question's subject text
+
 
 @dataclass(frozen=True)
 class Usage:
@@ -28,6 +30,9 @@ class Answers:
     usage: Usage = field(default_factory=Usage)
     model: str | None = None  # the model the server says answered
     request_id: str | None = None
+    # Why, where a judge can say: per question id, the spans of the question's subject text
+    # that drove p, as (start, end, text). The hosted judge gives none.
+    evidence: dict[str, tuple[Span, ...]] = field(default_factory=dict)
 
 
 class Judge(Protocol):

@@ -28,13 +28,15 @@ from ..questions import (
     Question,
 )
 from . import calibration
-from .base import Answers, OfflineJudge
+from .base import Answers, OfflineJudge, Span
 from .embedder import Embedder, embedder
+from .lexical import profanity, stopwords
 
 if TYPE_CHECKING:
     from ..request import Packed
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"\w+")
 
 
 def numbers(text: str) -> frozenset[str]:
@@ -88,8 +90,42 @@ class LocalJudge(OfflineJudge):
         return self._model
 
     def answer(self, packed: Packed) -> Answers:
-        return Answers({wid: calibration.LOCAL[q.relation](x)
-                        for wid, (q, x) in self.features(packed.asked).items()})
+        p = {wid: calibration.LOCAL[q.relation](x)
+             for wid, (q, x) in self.features(packed.asked).items()}
+        return Answers(p, evidence=self.evidence(packed.asked))
+
+    def evidence(self, questions: Mapping[str, Question]) -> dict[str, tuple[Span, ...]]:
+        """Per question, the few words of its subject that drove p: the words that best match
+        what it is judged against (token by token), the numbers a claim states that its
+        context lacks, the words a profanity list flags."""
+        out: dict[str, tuple[Span, ...]] = {}
+        for qid, q in questions.items():
+            subject, against = _operands(q)
+            if q.relation == TOXIC:
+                out[qid] = flagged_words(subject)
+            elif q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO, CONTRADICTS) and (
+                    stray := stray_numbers(subject, "\n".join(against))):
+                out[qid] = stray
+            else:
+                out[qid] = self.matched_words(subject, against)
+        return out
+
+    def matched_words(self, subject: str, against: list[str], most: int = 4,
+                      floor: float = 0.55) -> tuple[Span, ...]:
+        """The subject's content words whose tokens best match any token of `against`."""
+        if not subject.strip() or not against:
+            return ()
+        mine, *theirs = self.embedder.tokens([subject, *against])
+        if not len(mine.vectors) or not any(len(t.vectors) for t in theirs):
+            return ()
+        other = np.vstack([t.vectors for t in theirs if len(t.vectors)]).astype(np.float32)
+        best = (mine.vectors.astype(np.float32) @ other.T).max(axis=1)
+        words = _words(subject, mine.spans, best)
+        stop = stopwords()
+        kept = [w for w in words if w[2] >= floor and w[3].lower() not in stop
+                and any(ch.isalnum() for ch in w[3])]
+        top = sorted(kept, key=lambda w: -w[2])[:most]
+        return tuple((a, b, text) for a, b, _, text in sorted(top))
 
     def features(
         self, questions: Mapping[str, Question]
@@ -136,6 +172,34 @@ class LocalJudge(OfflineJudge):
 def _operands(q: Question) -> tuple[str, list[str]]:
     """The subject's text and the texts it is judged against (blank ones dropped)."""
     return q.subject.text, [t for op in q.against for t in op.texts if t.strip()]
+
+
+def _words(
+    text: str, spans: tuple[tuple[int, int], ...], scores: np.ndarray
+) -> list[tuple[int, int, float, str]]:
+    """Tokens joined into words (WordPiece pieces touch): (start, end, best score, word)."""
+    words: list[tuple[int, int, float, str]] = []
+    for (a, b), score in zip(spans, scores, strict=True):
+        if words and a == words[-1][1] and text[a:b].isalnum() and text[a - 1].isalnum():
+            start, _, best, _ = words[-1]
+            words[-1] = (start, b, max(best, float(score)), text[start:b])
+        else:
+            words.append((a, b, float(score), text[a:b]))
+    return words
+
+
+def stray_numbers(text: str, context: str) -> tuple[Span, ...]:
+    """The numbers a text states that its context never does, with where they stand."""
+    known = numbers(context)
+    return tuple((m.start(), m.end(), m.group()) for m in _NUMBER.finditer(text)
+                 if m.group().replace(",", "") not in known)
+
+
+def flagged_words(text: str) -> tuple[Span, ...]:
+    """Words of the text that the profanity list flags."""
+    words, _ = profanity()
+    return tuple((m.start(), m.end(), m.group()) for m in _WORD.finditer(text)
+                 if m.group().lower() in words)
 
 
 def _contradiction(vectors: Mapping[str, np.ndarray], output: str, chunk: str) -> tuple[float, ...]:
