@@ -1,12 +1,14 @@
-"""Refit an offline judge's calibration from hand-labelled pairs, and print the fit.
+"""Refit an offline judge's calibration from hand-labelled pairs, and print how it does.
 
     python bench/calibrate.py --judge local      # or --judge lexical
 
-Per question relation it prints AUC of the main signal, then log-loss and Brier score with
-the constants in `jeval_core/judges/calibration.py` ("now"), with a freshly fitted logistic
-("fit"), and that fit's 5-fold cross-validated log-loss ("cv", the honest figure on unseen
-pairs). A constant 0.5 scores log-loss 0.693 and Brier 0.25. Paste the printed constants
-into calibration.py to adopt them.
+The pairs are assets/calibration/pairs.jsonl and written/*.jsonl, split by topic in
+split.json: curves are fitted on the "fit" topics only; the "held-out" topics are only ever
+measured. Per question relation it prints, on the held-out pairs, AUC, accuracy at p = 0.5
+and log-loss of the constants in `jeval_core/judges/calibration.py` ("now") and of a fresh
+fit on the fit part ("refit"), with that fit's constants to paste into calibration.py.
+A constant 0.5 scores log-loss 0.693. Then each example case: how many of its stated
+expectations (assets/examples/*.json "truth") the judge meets.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from jeval_core.questions import (
     Question,
 )
 
-PAIRS = Path(__file__).resolve().parent.parent / "assets" / "calibration" / "pairs.jsonl"
+ROOT = Path(__file__).resolve().parent.parent
+CALIBRATION = ROOT / "assets" / "calibration"
 # Ridge strength on the weights, chosen by the cross-validated log-loss printed here.
 RIDGE = {"lexical": {}, "local": {"helps_answer": 0.1, "contradicts": 0.1, "toxic": 0.1}}
 DEFAULT_RIDGE = {"lexical": 1e-3, "local": 0.01}
@@ -145,23 +148,69 @@ def constants(judge: str, w: np.ndarray) -> str:
     return f"Linear({w[0]:.2f}, ({', '.join(f'{v:.2f}' for v in w[1:])},))"
 
 
+def load_pairs() -> tuple[list[dict], list[dict]]:
+    """(fit pairs, held-out pairs), split by topic as split.json fixes it."""
+    pairs = []
+    for path in [CALIBRATION / "pairs.jsonl", *sorted((CALIBRATION / "written").glob("*.jsonl"))]:
+        pairs += [json.loads(line) for line in path.read_text("utf-8").splitlines()
+                  if line.strip()]
+    held = set(json.loads((CALIBRATION / "split.json").read_text())["heldout"])
+    return ([p for p in pairs if p["topic"] not in held], [p for p in pairs if p["topic"] in held])
+
+
+def accuracy(p: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean((p >= 0.5) == (y == 1)))
+
+
+def examples(judge_name: str) -> None:
+    """Each example's stated expectations met by the judge, as the README promises."""
+    from jeval_core import casefile, judges
+    from jeval_core.scoring import score
+
+    judge = judges.get(judge_name)
+    met = total = 0
+    print(f"\nexamples: expectations met by the {judge_name} judge")
+    for path in sorted((ROOT / "assets" / "examples").glob("*.json")):
+        loaded = casefile.decode(path.read_bytes(), path.name)
+        truth = loaded.extra.get("truth") or {}
+        report = score(loaded.case, loaded.chosen(), judge)
+        missed = [f"{name} {report.results[name].score:.2f} (want "
+                  f"{'pass' if want['passed'] else 'fail'})"
+                  for name, want in truth.get("evaluators", {}).items()
+                  if report.results[name].passed != want["passed"]]
+        chunks = report.results.get("chunk_relevance")
+        wrong = ([i for i, (d, want) in enumerate(zip(chunks.details, truth["context"],
+                                                       strict=False)) if d.yes != bool(want)]
+                 if chunks and "context" in truth else [])
+        n = len(truth.get("evaluators", {}))
+        met, total = met + n - len(missed), total + n
+        print(f"  {path.stem:20} {n - len(missed)}/{n}"
+              + (f"  chunks wrong: {wrong}" if wrong else "")
+              + (f"  missed: {'; '.join(missed)}" if missed else ""))
+    print(f"  all: {met}/{total}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--judge", choices=("lexical", "local"), default="local")
-    parser.add_argument("--pairs", type=Path, default=PAIRS)
     args = parser.parse_args()
-    pairs = [json.loads(line) for line in args.pairs.read_text().splitlines() if line.strip()]
-    print(f"{args.judge} judge, {len(pairs)} labelled pairs from {args.pairs.name}")
-    print(f"{'relation':16} {'n':>4} {'AUC':>6}  {'log-loss now':>12} {'fit':>6} {'cv':>6}  "
-          f"{'Brier now':>9} {'fit':>6}  fitted constants")
-    for relation, (X, y, weight) in sorted(signals(args.judge, pairs).items()):
+    fit_pairs, held_pairs = load_pairs()
+    print(f"{args.judge} judge: {len(fit_pairs)} pairs to fit on, {len(held_pairs)} held out "
+          "(by topic, split.json)")
+    print(f"{'relation':16} {'fit':>4} {'held':>4}  {'AUC':>5} {'acc':>5} {'loss':>5}  now"
+          f"   {'AUC':>5} {'acc':>5} {'loss':>5}  refit   constants")
+    fit_sets, held_sets = signals(args.judge, fit_pairs), signals(args.judge, held_pairs)
+    for relation in sorted(held_sets):
+        X, y, weight = fit_sets[relation]
+        Xh, yh, _ = held_sets[relation]
         ridge = RIDGE[args.judge].get(relation, DEFAULT_RIDGE[args.judge])
         w = fit(X, y, ridge, weight)
-        now, new = current(args.judge, relation, X), predict(w, X)
-        print(f"{relation:16} {len(y):>4} {auc(X[:, 0], y):>6.3f}  "
-              f"{log_loss(now, y, weight):>12.3f} {log_loss(new, y, weight):>6.3f} "
-              f"{cross_validated(X, y, ridge, weight):>6.3f}  {brier(now, y, weight):>9.3f} "
-              f"{brier(new, y, weight):>6.3f}  {constants(args.judge, w)}")
+        now, new = current(args.judge, relation, Xh), predict(w, Xh)
+        print(f"{relation:16} {len(y):>4} {len(yh):>4}  {auc(now, yh):>5.3f} "
+              f"{accuracy(now, yh):>5.3f} {log_loss(now, yh):>5.3f}       "
+              f"{auc(new, yh):>5.3f} {accuracy(new, yh):>5.3f} {log_loss(new, yh):>5.3f}"
+              f"         {constants(args.judge, w)}")
+    examples(args.judge)
 
 
 if __name__ == "__main__":
