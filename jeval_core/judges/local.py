@@ -99,6 +99,7 @@ class LocalJudge(OfflineJudge):
         what it is judged against (token by token), the numbers a claim states that its
         context lacks, the words a profanity list flags."""
         out: dict[str, tuple[Span, ...]] = {}
+        matching: dict[str, tuple[str, tuple[str, ...]]] = {}
         for qid, q in questions.items():
             subject, against = _operands(q)
             if q.relation == TOXIC:
@@ -107,25 +108,42 @@ class LocalJudge(OfflineJudge):
                     stray := stray_numbers(subject, "\n".join(against))):
                 out[qid] = stray
             else:
-                out[qid] = self.matched_words(subject, against)
+                matching[qid] = (subject, tuple(against))
+        out.update(self.matched_words(matching))
         return out
 
-    def matched_words(self, subject: str, against: list[str], most: int = 4,
-                      floor: float = 0.55) -> tuple[Span, ...]:
-        """The subject's content words whose tokens best match any token of `against`."""
-        if not subject.strip() or not against:
-            return ()
-        mine, *theirs = self.embedder.tokens([subject, *against])
-        if not len(mine.vectors) or not any(len(t.vectors) for t in theirs):
-            return ()
-        other = np.vstack([t.vectors for t in theirs if len(t.vectors)]).astype(np.float32)
-        best = (mine.vectors.astype(np.float32) @ other.T).max(axis=1)
-        words = _words(subject, mine.spans, best)
+    def matched_words(
+        self, pairs: Mapping[str, tuple[str, tuple[str, ...]]], most: int = 4,
+        floor: float = 0.55,
+    ) -> dict[str, tuple[Span, ...]]:
+        """Per id, the subject's content words whose tokens best match a token of what it is
+        judged against. Every text's tokens are read once; each `against` set is stacked once."""
+        texts = list(dict.fromkeys(t for s, a in pairs.values() for t in (s, *a) if t.strip()))
+        found = dict(zip(texts, self.embedder.tokens(texts), strict=True))
+        as32 = {t: v.vectors.astype(np.float32) for t, v in found.items()}
+        stacks: dict[tuple[str, ...], np.ndarray] = {}
         stop = stopwords()
-        kept = [w for w in words if w[2] >= floor and w[3].lower() not in stop
-                and any(ch.isalnum() for ch in w[3])]
-        top = sorted(kept, key=lambda w: -w[2])[:most]
-        return tuple((a, b, text) for a, b, _, text in sorted(top))
+        out: dict[str, tuple[Span, ...]] = {}
+        for qid, (subject, against) in pairs.items():
+            mine = found.get(subject)
+            if mine is None or not len(mine.vectors):
+                out[qid] = ()
+                continue
+            if against not in stacks:
+                rows = [as32[t] for t in against if t in as32 and len(as32[t])]
+                stacks[against] = (np.vstack(rows) if rows
+                                   else np.zeros((0, mine.vectors.shape[1]), np.float32))
+            other = stacks[against]
+            if not len(other):
+                out[qid] = ()
+                continue
+            best = (as32[subject] @ other.T).max(axis=1)
+            kept = [w for w in _words(subject, mine.spans, best)
+                    if w[2] >= floor and w[3].lower() not in stop
+                    and any(ch.isalnum() for ch in w[3])]
+            top = sorted(kept, key=lambda w: -w[2])[:most]
+            out[qid] = tuple((a, b, text) for a, b, _, text in sorted(top))
+        return out
 
     def features(
         self, questions: Mapping[str, Question]
