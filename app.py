@@ -22,5 +22,7 @@ page = st.navigation([
     st.Page("pages/playground.py", title="Playground", default=True, url_path="live"),
     st.Page("pages/metrics.py", title="Metrics", url_path="evaluators"),
 ])
-session.judge_settings()
+if page.title == "Playground":  # the Metrics page has no judge to set
+    session.judge_settings()
+    session.presentation_toggle()
 page.run()

@@ -16,73 +16,254 @@ import streamlit as st
 from jeval_core import Report, export
 from jeval_core.evaluators import EVALUATORS, Evaluator
 from jeval_core.request import one_call_per_question
-from jeval_core.results import Result
+from jeval_core.results import Result, is_yes
 
 GOOD, BAD, NEUTRAL = "#2e9e5b", "#d9534f", "#8a94a6"
+_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|www)(:|\.)")
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
 
 
 def inert(text: str) -> str:
     """Text for st.error/st.warning (which render markdown) that shows exactly as written.
 
-    Messages can quote a server's error body or a file's content: never let them format.
+    Messages can quote a server's error body or a file's content: never let them format,
+    and never let a URL or an e-mail address in them become a link (a word joiner, U+2060,
+    sits where a link would start).
     """
+    text = _AUTOLINK.sub("\\1\u2060\\2", text).replace("@", "@\u2060")
     return _MARKDOWN.sub(r"\\\1", text)
 
 
+CSS = """<style>
+[data-testid="stMetricValue"] { font-size: 1.6rem; }
+[class*="st-key-up_"] button p, [class*="st-key-down_"] button p,
+[class*="st-key-drop_"] button p {
+  position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
+  white-space: nowrap; }
+[class*="st-key-up_"] button::before { content: "\\2191" / ""; font-size: 1.15rem; }
+[class*="st-key-down_"] button::before { content: "\\2193" / ""; font-size: 1.15rem; }
+[class*="st-key-drop_"] button::before { content: "\\00d7" / ""; font-size: 1.3rem; }
+.st-key-summary { background: rgba(138, 148, 166, 0.08); }
+"""
+VERDICT_COLOUR = {True: GOOD, False: BAD, None: NEUTRAL}
+
+
+def style(chunk_colours: dict[str, bool | None]) -> None:
+    """The page's few style rules, and a coloured edge on each judged chunk in the editor.
+
+    Only our own ids (hex) and colours go into this HTML: never any text a visitor typed.
+    """
+    rules = [f".st-key-chunkbox_{uid} {{ border-left: 5px solid {VERDICT_COLOUR[yes]}; "
+             "padding-left: 0.5rem; }"
+             for uid, yes in chunk_colours.items() if re.fullmatch(r"[0-9a-f]{8}", uid)]
+    st.html(CSS + "\n".join(rules) + "</style>" if rules else CSS + "</style>")
+
+
+def plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+_CONTEXT = re.compile(r"context\[(\d+)\]$")
+
+
+def chunk_rows(report: Report) -> dict[int, dict]:
+    """The per-chunk row (p, verdict, evidence) by chunk position, from the first evaluator
+    that judges whole chunks (chunk_relevance, else contextual_precision)."""
+    for name, result in report.results.items():
+        if result.skipped:
+            continue
+        rows = report.rows(name)
+        by_pos = {}
+        for row in rows:
+            m = _CONTEXT.match(row["judged"])
+            if m:
+                by_pos[int(m.group(1))] = {**row, "evaluator": name}
+        if by_pos and len(by_pos) == len(rows):
+            return by_pos
+    return {}
+
+
+def chip(name: str, result: Result, stale: bool) -> str:
+    """One evaluator as a coloured badge: name, score, pass/fail (markdown of our own text)."""
+    if result.skipped:
+        return f":gray-badge[{inert(name)} · skipped]"
+    word = "PASS" if result.passed else "FAIL"
+    colour = "gray" if stale else ("green" if result.passed else "red")
+    return f":{colour}-badge[{inert(name)} {result.score or 0.0:.2f} {word}]"
+
+
+def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
+            big: bool = False) -> None:
+    """The verdict at a glance: the case's PASS/FAIL, a chip per evaluator, chunk counts,
+    judge and cost."""
+    passed = report.passed
+    with st.container(border=True, key="summary"):
+        left, right = st.columns([1, 4], vertical_alignment="center")
+        word = {True: "PASS", False: "FAIL", None: "NOT SCORED"}[passed]
+        colour = "gray" if stale or passed is None else ("green" if passed else "red")
+        size = "#" if big else "##"
+        left.markdown(f"{size} :{colour}[{word}]" + (" :gray[stale]" if stale else ""))
+        lines = [" ".join(chip(n, r, stale) for n, r in report.results.items())]
+        per_chunk = chunk_rows(report)
+        if per_chunk and not stale:
+            relevant = sum(1 for r in per_chunk.values() if r["yes"])
+            noise = len(per_chunk) - relevant
+            counts = (f"**{relevant}** relevant · **{noise}** noise "
+                      f"{'chunk' if noise == 1 else 'chunks'}")
+            if blank:
+                counts += f" · {len(blank)} blank (not judged)"
+            lines.append(counts + f" of {plural(chunks, 'retrieved chunk', 'retrieved chunks')}")
+        cost = (f"billed ${report.cost_usd:.6f}" if report.usage.input_tokens
+                else f"free here; ~${report.packed.cost_usd:.6f} on Jev")
+        lines.append(f"judge **{inert(report.judge)}** · {cost} · "
+                     f"{plural(len(report.packed.asked), 'question', 'questions')} in 1 request")
+        right.markdown("  \n".join(lines))
+
+
 def cards(report: Report, stale: bool) -> None:
-    """One card per evaluator: score, label, confidence, pass/fail, threshold, reason."""
-    names = list(report.results)
-    per_row = 2 if len(names) > 1 else 1
-    for start in range(0, len(names), per_row):
-        for col, name in zip(st.columns(per_row), names[start:start + per_row], strict=False):
-            with col.container(border=True):
-                card(name, report.results[name], stale)
+    """One card per evaluator, one per row so that nothing is cut off."""
+    for name, result in report.results.items():
+        with st.container(border=True):
+            card(name, result, stale)
 
 
 def card(name: str, result: Result, stale: bool) -> None:
-    head, badge_col = st.columns([3, 1], vertical_alignment="center")
-    head.markdown(f"**{name}**")
+    head, score_col, label_col = st.columns([4, 3, 3], vertical_alignment="center")
+    head.markdown(f"**{inert(name)}**")
     if result.skipped:
-        badge_col.badge("skipped", color="gray")
-        st.text(result.reason)
+        head.badge("skipped", color="gray")
+        st.caption(inert(result.reason.replace("`", "")))
         return
     passed = "PASS" if result.passed else "FAIL"
-    badge_col.badge(passed + (" · stale" if stale else ""),
-                    color=("green" if result.passed else "red") if not stale else "gray")
+    head.badge(passed + (" · stale" if stale else ""),
+               color=("green" if result.passed else "red") if not stale else "gray")
     rule = "≥" if result.higher_is_better else "≤"
-    score_col, label_col = st.columns(2)
     score = result.score if result.score is not None else 0.0
     score_col.metric("score", f"{score:.2f}")
     label_col.metric("label", result.label)
-    st.caption(f"passes at score {rule} {result.threshold:.2f} · confidence "
-               f"{result.confidence or 0.0:.2f} (|score − 0.5| × 2)")
-    st.text(result.reason)
+    st.caption(inert(f"{result.reason.replace('`', '')} Passes at score {rule} "
+                     f"{result.threshold:.2f}; confidence {result.confidence or 0.0:.2f}."))
 
 
-def details(report: Report) -> None:
-    """Per evaluator: the bars with the 0.5 line, then the same rows as a table."""
-    scored = [n for n, r in report.results.items() if not r.skipped]
-    if not scored:
-        return
-    for tab, name in zip(st.tabs(scored), scored, strict=True):
-        with tab:
-            rows = pd.DataFrame(report.rows(name))
-            st.altair_chart(chart(rows, EVALUATORS[name]), width="stretch")
-            columns = ["judged", "p", "verdict", "text", "id"]
-            if any(r["evidence"] for r in report.rows(name)):
-                rows["why"] = [", ".join(t for _, _, t in ev) for ev in rows["evidence"]]
-                columns.insert(3, "why")
-            st.dataframe(
-                rows[columns], hide_index=True, width="stretch",
-                column_config={"p": st.column_config.NumberColumn("p(yes)", format="%.2f"),
-                               "text": st.column_config.TextColumn("text", width="large")},
-            )
-            st.download_button(
-                "Download these rows (CSV)", export.to_csv(report.rows(name), columns),
-                file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
-                help="text cells that would run as spreadsheet formulas are made inert")
-            why(report.rows(name))
+def bar_labels(rows: list[dict]) -> list[str]:
+    """A short, unique label per row: `context[2]`, or `output (ha3)` when names repeat."""
+    names = [r["judged"] for r in rows]
+    return [n if names.count(n) == 1 else f"{n} ({r['id']})" for n, r in zip(names, rows,
+                                                                             strict=True)]
+
+
+def detail(report: Report, name: str) -> None:
+    """One evaluator's bars with the 0.5 line, then the same rows as a table."""
+    raw = report.rows(name)
+    rows = pd.DataFrame(raw)
+    rows["bar"] = bar_labels(raw)
+    st.altair_chart(chart(rows.drop(columns=["evidence"]), EVALUATORS[name]), width="stretch")
+    columns = ["judged", "p", "verdict", "text", "id"]
+    if any(r["evidence"] for r in raw):
+        rows["why"] = [", ".join(t for _, _, t in ev) for ev in rows["evidence"]]
+        columns.insert(3, "why")
+    st.dataframe(
+        rows[columns], hide_index=True, width="stretch",
+        column_config={"p": st.column_config.NumberColumn("p(yes)", format="%.2f"),
+                       "text": st.column_config.TextColumn("text", width="large")},
+    )
+    why(raw)
+
+
+def question_rows(report: Report) -> list[dict]:
+    """One row per question as sent (shared ones once): id, what it refers to, p, verdict."""
+    out, seen = [], set()
+    wire_ids = report.packed.wire_ids
+    for name, result in report.results.items():
+        if result.skipped:
+            continue
+        for row in report.rows(name):
+            wid = wire_ids.get(row["id"], row["id"])
+            if wid in seen:
+                continue
+            seen.add(wid)
+            text = one_line_short(row["text"], 80)
+            out.append({"id": wid, "evaluator": name,
+                        "refers to": f"{row['judged']}: {text}" if text else row["judged"],
+                        "question": row["question"], "p": row["p"], "verdict": row["verdict"]})
+    return out
+
+
+def one_line_short(text: str, limit: int) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
+
+
+def questions_table(report: Report) -> None:
+    """The questions as a sortable, searchable table; the verbatim block one click away."""
+    rows = question_rows(report)
+    if rows:
+        st.dataframe(
+            pd.DataFrame(rows), hide_index=True, width="stretch",
+            column_config={"p": st.column_config.NumberColumn("p(yes)", format="%.2f"),
+                           "question": st.column_config.TextColumn("question", width="large"),
+                           "refers to": st.column_config.TextColumn("refers to",
+                                                                    width="medium")})
+    with st.expander("The questions verbatim, as sent (copy with the button on the block)"):
+        questions(report)
+
+
+def compare(reports: dict[str, Report]) -> None:
+    """p per question from each judge in columns, whether they agree, and where they do not."""
+    names = list(reports)
+    base = question_rows(reports[names[0]])
+    table = []
+    for row in base:
+        line = {"id": row["id"], "refers to": row["refers to"]}
+        verdicts = []
+        for judge in names:
+            p = reports[judge].answers.get(row["id"])
+            line[f"p {judge}"] = p
+            verdicts.append(None if p is None else is_yes(p))
+        known = [v for v in verdicts if v is not None]
+        line["agree"] = "yes" if len(set(known)) <= 1 else "NO"
+        table.append(line)
+    agree = sum(1 for r in table if r["agree"] == "yes")
+    st.markdown(f"**{' / '.join(inert(n) for n in names)}** agree on **{agree} of "
+                f"{plural(len(table), 'question', 'questions')}**; the case verdicts: "
+                + ", ".join(f"{inert(n)} {'PASS' if r.passed else 'FAIL'}"
+                            for n, r in reports.items()))
+    config = {f"p {j}": st.column_config.NumberColumn(f"p {j}", format="%.2f")
+              for j in names}
+    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch", column_config=config)
+
+
+def exports(report: Report, case_payload: dict) -> None:
+    """The scored case as JSON (every result) and every detail row as CSV, formula-safe."""
+    left, right = st.columns(2)
+    scored = {"case": case_payload, "report": report.to_dict()}
+    left.download_button("Download the scored case (JSON)",
+                         json.dumps(scored, indent=2, ensure_ascii=False),
+                         file_name="scored_case.json", mime="application/json",
+                         width="stretch")
+    rows = [{"evaluator": name, **row,
+             "why": ", ".join(t for _, _, t in row["evidence"])}
+            for name, result in report.results.items() if not result.skipped
+            for row in report.rows(name)]
+    columns = ["evaluator", "id", "judged", "text", "p", "verdict", "why", "question"]
+    right.download_button("Download every detail row (CSV)", export.to_csv(rows, columns),
+                          file_name="scored_rows.csv", mime="text/csv", width="stretch",
+                          help="text cells that would run as spreadsheet formulas are made "
+                               "inert")
+
+
+def present_chunks(context: tuple[str, ...], per_chunk: dict[int, dict]) -> None:
+    """Presentation mode: each chunk as a card with its verdict and the words that drove p."""
+    for pos, text in enumerate(context):
+        row = per_chunk.get(pos)
+        with st.container(border=True):
+            if row is None:
+                st.markdown(f"**context[{pos}]** :gray-badge[blank · not judged]")
+                continue
+            colour = "green" if row["yes"] else "gray"
+            st.markdown(f"**context[{pos}]** :{colour}-badge[p {row['p']:.2f} · "
+                        f"{inert(row['verdict'])}]  \n"
+                        + highlighted(text, row["evidence"]))
 
 
 def why(rows: list[dict]) -> None:
@@ -117,11 +298,13 @@ def questions(report: Report) -> None:
 
 
 def chart(rows: pd.DataFrame, evaluator: Evaluator) -> alt.LayerChart:
-    """Bars of p(yes) per judged item, coloured by verdict, with the 0.5 line."""
+    """Horizontal bars of p(yes), one labelled row per judged item, coloured by verdict,
+    with the 0.5 line. Every bar keeps its label, however many there are."""
     yes_colour = GOOD if evaluator.higher_is_better else BAD
     bars = alt.Chart(rows).mark_bar().encode(
-        x=alt.X("judged:N", sort=None, title=None, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title="p(yes)"),
+        y=alt.Y("bar:N", sort=None, title=None,
+                axis=alt.Axis(labelLimit=0, labelOverlap=False, labelFontSize=12)),
+        x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), title="p(yes)"),
         color=alt.Color("verdict:N", legend=alt.Legend(orient="top", title=None),
                         scale=alt.Scale(domain=list(evaluator.verdicts),
                                         range=[yes_colour, NEUTRAL])),
@@ -129,8 +312,8 @@ def chart(rows: pd.DataFrame, evaluator: Evaluator) -> alt.LayerChart:
                  alt.Tooltip("verdict:N"), alt.Tooltip("text:N")],
     )
     line = alt.Chart(pd.DataFrame({"p": [0.5]})).mark_rule(
-        strokeDash=[5, 4], color="#f0ad4e").encode(y="p:Q")
-    return (bars + line).properties(height=220)
+        strokeDash=[5, 4], color="#f0ad4e").encode(x="p:Q")
+    return (bars + line).properties(height=max(60, 20 * len(rows)))
 
 
 def request_panel(report: Report) -> None:
@@ -148,7 +331,7 @@ def request_panel(report: Report) -> None:
     c.metric("cost on Jev", f"${cost:.8f}", help="$42 per billion input tokens; output free")
     saved = 1 - packed.tokens.total / alone if alone else 0.0
     d.metric("one call per question", f"{calls} calls", f"{saved:.0%} fewer tokens here",
-             delta_color="off",
+             delta_color="off", delta_arrow="off",
              help="the same questions asked one by one with just their operands (as RAGAS "
                   "and DeepEval do), before their prompt templates")
     st.code(json.dumps(packed.body, indent=2, ensure_ascii=False), language="json",

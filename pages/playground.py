@@ -1,4 +1,9 @@
-"""Playground: edit one case and see every question, probability and verdict, live."""
+"""Playground: edit one case and see every question, probability and verdict, live.
+
+Thin: read the widgets, call jeval_core, draw. Offline judges score on every commit (cached
+by the case, not by the thresholds: a threshold is a what-if that re-reduces the answers
+already given); the hosted judge only when its button is pressed.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +12,17 @@ import time
 
 import streamlit as st
 
-from jeval_core import Case, CaseError, JevalError, Report, casefile, evaluators, share
-from jeval_core.evaluators import NAMES, Evaluator
+from jeval_core import Case, CaseError, JevalError, Report, casefile, evaluators
+from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.judges import Judge
 from jeval_core.judges import get as get_judge
 from jeval_core.request import pack
 from jeval_core.scoring import prepare, run
+from jeval_core.share import MAX_TOKEN_CHARS
 from jeval_core.text import one_line
 from pages import draw, session
+
+OFFLINE = ("local", "lexical")
 
 
 @st.cache_resource(show_spinner="Loading the offline judge…")
@@ -25,15 +33,22 @@ def offline_judge(name: str) -> Judge:
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def score_offline(case: Case, names: tuple[str, ...], judge: str,
-                  thresholds: tuple[tuple[str, float], ...]) -> Report:
+def score_offline(case: Case, names: tuple[str, ...], judge: str) -> Report:
     """Pure in its arguments (plain names, not objects, so Streamlit can hash them)."""
     offline = offline_judge(judge)
-    return run(prepare(case, evaluators.resolve(names), offline), offline, dict(thresholds))
+    return run(prepare(case, evaluators.resolve(names), offline), offline)
 
+
+# ---- callbacks: they change the case before the widgets are drawn ----
 
 def on_example() -> None:
-    session.load(session.read_example(st.session_state["example"]))
+    name = st.session_state.get("example")
+    if name:
+        session.load(session.read_example(name), session.descriptions()[name])
+
+
+def on_revert() -> None:
+    on_example()
 
 
 def on_upload() -> None:
@@ -43,20 +58,53 @@ def on_upload() -> None:
     try:
         loaded = casefile.decode(upload.getvalue(), upload.name)
     except CaseError as err:
-        st.session_state["notice"] = f"{err}; nothing was changed"
+        st.session_state["upload_notice"] = f"{err}; nothing was changed"
     else:
-        session.load(loaded)
+        session.load(loaded, f"the uploaded file {one_line(upload.name, 60)}")
+        st.session_state["example"] = None
 
 
 def on_paste(replace: bool) -> None:
-    chunks = session.split_chunks(st.session_state.get("paste", ""))
+    try:
+        chunks = session.split_chunks(st.session_state.get("paste", ""),
+                                      st.session_state.get("paste_how") or "blank")
+    except CaseError as err:
+        st.session_state["paste_notice"] = str(err)
+        return
     if chunks:
         session.add_chunks(chunks, replace=replace)
         st.session_state["paste"] = ""
 
 
-def editor() -> None:
-    """Input, output, expected, the chunk list and the evaluators."""
+def on_threshold(name: str) -> None:
+    thresholds = dict(st.session_state.get("thresholds") or {})
+    thresholds[name] = float(st.session_state[f"th_{name}"])
+    st.session_state["thresholds"] = thresholds
+
+
+def on_reset_thresholds() -> None:
+    st.session_state["thresholds"] = {}
+    for key in [k for k in st.session_state if str(k).startswith("th_")]:
+        del st.session_state[key]
+
+
+# ---- the editor ----
+
+def origin_line() -> None:
+    """Where the case came from, and whether it was modified since (with a way back)."""
+    origin = st.session_state.get("origin") or ""
+    if session.modified():
+        line, revert = st.columns([3, 1], vertical_alignment="center")
+        line.caption(draw.inert(f"Modified (was: {origin})" if origin else "Modified"))
+        if st.session_state.get("example"):
+            revert.button("Revert", on_click=on_revert, type="tertiary",
+                          help="load the example again as it was")
+    elif origin and not st.session_state.get("example"):
+        st.caption(draw.inert(f"From {origin}"))
+
+
+def editor(per_chunk: dict[int, dict]) -> None:
+    """Input, output, expected, the chunk list with each chunk's p, and the evaluators."""
     st.text_area("input — the user's question", key="input", height=68,
                  persist_state="session")
     st.text_area("output — the answer to judge", key="output", height=100,
@@ -64,75 +112,138 @@ def editor() -> None:
     st.text_area("expected — a reference answer (optional)", key="expected", height=68,
                  persist_state="session")
     ids = st.session_state["chunk_ids"]
-    st.markdown(f"**context** — {len(ids)} retrieved chunks, in rank order")
+    st.markdown(f"**context** — {draw.plural(len(ids), 'retrieved chunk', 'retrieved chunks')}"
+                ", in rank order")
     for pos, uid in enumerate(ids):
-        text_col, up, down, drop = st.columns([12, 1, 1, 1], vertical_alignment="center",
-                                              gap="small")
-        text_col.text_area(f"context[{pos}]", key=f"chunk_{uid}", height=68,
-                           persist_state="session")
-        up.button("", icon=":material/arrow_upward:", key=f"up_{uid}", type="tertiary",
-                  on_click=session.move_chunk, args=(uid, -1), disabled=pos == 0,
-                  help="move up")
-        down.button("", icon=":material/arrow_downward:", key=f"down_{uid}", type="tertiary",
-                    on_click=session.move_chunk, args=(uid, 1), disabled=pos == len(ids) - 1,
-                    help="move down")
-        drop.button("", icon=":material/close:", key=f"drop_{uid}", type="tertiary",
-                    on_click=session.delete_chunk, args=(uid,), help="delete this chunk")
+        with st.container(key=f"chunkbox_{uid}"):
+            text_col, up, down, drop = st.columns([12, 1, 1, 1], vertical_alignment="center",
+                                                  gap="small")
+            text_col.text_area(f"context[{pos}]", key=f"chunk_{uid}", height=68,
+                               persist_state="session")
+            up.button(f"Move context[{pos}] up", key=f"up_{uid}", type="tertiary",
+                      on_click=session.move_chunk, args=(uid, -1), disabled=pos == 0)
+            down.button(f"Move context[{pos}] down", key=f"down_{uid}", type="tertiary",
+                        on_click=session.move_chunk, args=(uid, 1),
+                        disabled=pos == len(ids) - 1)
+            drop.button(f"Delete context[{pos}]", key=f"drop_{uid}", type="tertiary",
+                        on_click=session.delete_chunk, args=(uid,))
+            chunk_verdict(st.session_state.get(f"chunk_{uid}", ""), per_chunk.get(pos))
     st.button("Add a chunk", on_click=session.add_chunks, args=([""],))
-    with st.expander("Paste many chunks at once (separated by blank lines)"):
+    with st.expander("Paste many chunks at once"):
+        st.radio("separated by", list(session.SEPARATORS), key="paste_how", horizontal=True,
+                 format_func=session.SEPARATORS.get)
         st.text_area("chunks", key="paste", height=120, label_visibility="collapsed")
         left, right = st.columns(2)
         left.button("Append them", on_click=on_paste, args=(False,))
         right.button("Replace all chunks", on_click=on_paste, args=(True,))
+        if st.session_state.get("paste_notice"):
+            st.warning(draw.inert(st.session_state.pop("paste_notice")))
     st.multiselect("evaluators", NAMES, key="evaluators", persist_state="session")
 
 
-def sharing(case: Case, chosen: tuple[Evaluator, ...]) -> None:
-    judge = st.session_state.get("judge")
+def chunk_verdict(text: str, row: dict | None) -> None:
+    """Beside a chunk: its p(relevant) and verdict, and the words that drove p."""
+    if not text.strip():
+        st.caption("blank: not judged (it keeps its rank)")
+        return
+    if row is None:
+        return
+    colour = "green" if row["yes"] else "gray"
+    line = f":{colour}-badge[p {row['p']:.2f} · {draw.inert(row['verdict'])}]"
+    words = [t for _, _, t in row["evidence"]]
+    if words:
+        line += " why: " + ", ".join(f":orange-background[{draw.inert(w)}]" for w in words[:8])
+    st.markdown(line)
+
+
+def files(case: Case, chosen: tuple[Evaluator, ...]) -> None:
     thresholds = st.session_state.get("thresholds") or {}
-    left, mid = st.columns(2)
-    if left.button("Copy link", width="stretch",
-                   help="puts this case in the address bar and below; never the key"):
-        token = share.encode(case, chosen, judge, thresholds)
-        st.query_params["case"] = token
-        base = st.context.url.split("?")[0] if st.context.url else ""
-        st.session_state["link"] = f"{base}?case={token}"
     payload = {**case.to_dict(), "evaluators": [e.name for e in chosen]}
     if thresholds:
         payload["thresholds"] = thresholds
-    mid.download_button("Download JSON", json.dumps(payload, indent=2, ensure_ascii=False),
-                        file_name="case.json", mime="application/json", width="stretch")
+    st.download_button("Download the case (JSON)",
+                       json.dumps(payload, indent=2, ensure_ascii=False),
+                       file_name="case.json", mime="application/json")
     st.file_uploader("Upload a case JSON", type=["json"], key="upload", on_change=on_upload)
-    if st.session_state.get("link"):
-        st.code(st.session_state["link"], language=None, wrap_lines=True)
+    if st.session_state.get("upload_notice"):
+        st.warning(draw.inert(st.session_state.pop("upload_notice")))
 
 
-def run_scoring(case: Case, chosen: tuple[Evaluator, ...]) -> tuple[Report | None, str | None]:
-    """Offline judges score on every commit; the hosted one only when asked."""
-    judge = st.session_state.get("judge", "local")
-    thresholds = tuple(sorted((st.session_state.get("thresholds") or {}).items()))
-    if judge != "jev":
+# ---- sharing: the link follows the case ----
+
+def follow_in_url() -> str | None:
+    """Keep `?case=` in the address bar in step with the editor, so a reload keeps the edited
+    case; the untouched seed example needs none. Returns the token (None when not kept)."""
+    token = session.case_token()
+    pristine = (session.case_token(with_judge=False) == st.session_state.get("seed_token")
+                and (st.session_state.get("judge") or "local") == "local")
+    if pristine:
+        keep = None
+    elif len(token) > MAX_TOKEN_CHARS:
+        keep = None  # too long to be a link: the JSON download is the way to share it
+    else:
+        keep = token
+    if st.query_params.get("case") != keep:
+        if keep is None:
+            st.query_params.pop("case", None)
+        else:
+            st.query_params["case"] = keep
+    return keep
+
+
+def copy_link(token: str | None) -> None:
+    """The link on the clipboard (in the browser), with a confirmation, and shown to copy."""
+    if token is None:
+        token = session.case_token()
+        st.query_params["case"] = token
+    base = (st.context.url or "").split("?")[0]
+    if base.count("/") == 2:  # http://host:port -> http://host:port/
+        base += "/"
+    link = f"{base}?case={token}"
+    # Only our own link (a URL of the server plus base64url) goes into this script, as JSON
+    # with every < escaped: no text a visitor typed can reach it unencoded.
+    data = json.dumps(link).replace("<", "\\u003c")
+    st.html(f"""<span id="jeval-copied" role="status"></span><script>
+(function () {{
+  const link = {data};
+  const out = document.getElementById("jeval-copied");
+  navigator.clipboard.writeText(link).then(
+    () => {{ if (out) out.textContent = "Link copied to the clipboard."; }},
+    () => {{ if (out) out.textContent = "The browser refused the clipboard: copy the link "
+                                        + "from the box below."; }});
+}})();
+</script>""", unsafe_allow_javascript=True)
+    with st.expander("The link", expanded=False):
+        st.code(link, language=None, wrap_lines=True)
+
+
+# ---- scoring ----
+
+def run_scoring(case: Case, chosen: tuple[Evaluator, ...], judge: str,
+                asked: bool) -> tuple[Report | None, str | None]:
+    """Offline judges score on every commit; the hosted one only when asked. Never the other
+    judge's results under this judge's name."""
+    if judge in OFFLINE:
         try:
-            return score_offline(case, tuple(e.name for e in chosen), judge, thresholds), None
+            return score_offline(case, tuple(e.name for e in chosen), judge), None
         except JevalError as err:
             return None, str(err)
-    try:
-        packed = pack(case, chosen, st.session_state.get("jev_model") or "jev-latest")
-    except JevalError as err:
-        return None, str(err)
-    ask = st.button(f"Score with Jev (1 request, ~{packed.tokens.total:,} tokens, "
-                    f"~${packed.cost_usd:.6f})", type="primary")
-    if ask:
+    error = None
+    if asked:
         try:
             hosted = session.jev_from_settings()
             try:
-                report = run(prepare(case, chosen, hosted), hosted, dict(thresholds))
+                st.session_state["jev_result"] = run(prepare(case, chosen, hosted), hosted)
             finally:
                 hosted.close()
-            st.session_state["jev_result"] = report
         except JevalError as err:
-            return None, str(err)
-    return st.session_state.get("jev_result"), None
+            error = str(err)
+    return st.session_state.get("jev_result"), error
+
+
+def is_stale(report: Report, case: Case, chosen: tuple[Evaluator, ...]) -> bool:
+    return (report.packed.state != pack(case, chosen).state
+            or [e.name for e in report.packed.selected] != [e.name for e in chosen])
 
 
 @st.fragment
@@ -145,57 +256,162 @@ def workbench() -> None:
 
 
 def panel() -> None:
+    started = time.perf_counter()
+    present = bool(st.session_state.get("present"))
+    case = session.current_case()
+    chosen = session.chosen_evaluators()
+    judge = st.session_state.get("judge") or "local"
+    token = follow_in_url()
+
+    pick, share_col = st.columns([5, 1], vertical_alignment="center")
+    if not present:
+        descriptions = session.descriptions()
+        pick.selectbox("example", list(descriptions), key="example", on_change=on_example,
+                       format_func=descriptions.get, index=None,
+                       placeholder="Load an example…", label_visibility="collapsed")
+    copy = share_col.button("Copy link", width="stretch",
+                            help="puts a link to this case on the clipboard; never the key")
+    if st.session_state.get("notice"):  # a damaged link: said on the first screen
+        st.warning(draw.inert(st.session_state.pop("notice")))
+    asked = False
+    shown_origin = not present and (session.modified() or (
+        st.session_state.get("origin") and not st.session_state.get("example")))
+    if shown_origin or (judge == "jev" and chosen):
+        state, act = st.columns([1, 1], vertical_alignment="center")
+        if shown_origin:
+            with state:
+                origin_line()
+        if judge == "jev" and chosen:
+            try:
+                packed = pack(case, chosen, st.session_state.get("jev_model") or "jev-latest")
+                label = (f"Score with Jev (1 request, ~{packed.tokens.total:,} tokens, "
+                         f"~${packed.cost_usd:.6f})")
+            except JevalError:
+                label = "Score with Jev"
+            asked = act.button(label, type="primary", width="stretch")
+    report, error = run_scoring(case, chosen, judge, asked) if chosen else (None, None)
+    if copy:
+        copy_link(token)
+    if error:  # next to the button that caused it, on the first screen
+        st.error(draw.inert(error))
+
+    thresholds = {k: v for k, v in (st.session_state.get("thresholds") or {}).items()
+                  if k in EVALUATORS}
+    if report is not None and thresholds:
+        report = report.with_thresholds(thresholds)
+    stale = report is not None and is_stale(report, case, chosen)
+    per_chunk = draw.chunk_rows(report) if report is not None and not stale else {}
+    draw.style({uid: (per_chunk[pos]["yes"] if pos in per_chunk else None)
+                for pos, uid in enumerate(st.session_state["chunk_ids"])})
+
+    if present:
+        presentation(case, report, stale, per_chunk)
+        return
     inputs, results = st.columns([4, 6], gap="large")
     with inputs:
-        st.selectbox("example", list(session.examples()), key="example",
-                     on_change=on_example, index=None, placeholder="Load an example…")
-        editor()
-        case = session.current_case()
-        chosen = session.chosen_evaluators()
-        sharing(case, chosen)
-        if st.session_state.get("notice"):
-            st.warning(draw.inert(st.session_state.pop("notice")))
+        editor(per_chunk)
+        files(case, chosen)
     with results:
         if not chosen:
             st.info("Pick at least one evaluator.")
             return
-        started = time.perf_counter()
-        report, error = run_scoring(case, chosen)
-        if report is not None:
-            st.session_state["last_good"] = report
-        if error:
-            inputs.error(draw.inert(error))
-        shown = report or st.session_state.get("last_good")
-        if shown is None:
-            if not error:
-                st.info("Press the button to score this case with the hosted judge.")
-            return
         if report is None:
-            stale = "These are the last good results: the latest scoring failed."
-        elif (shown.packed.state != pack(case, chosen).state
-              or [e.name for e in shown.packed.selected] != [e.name for e in chosen]):
-            stale = "These results are stale: the case changed since they were scored."
-        else:
-            stale = ""
-        header(shown, time.perf_counter() - started, stale)
-        draw.cards(shown, bool(stale))
-        draw.details(shown)
-        st.subheader("Questions sent, verbatim")
-        draw.questions(shown)
-        st.subheader("The request")
-        draw.request_panel(shown)
+            if judge == "jev" and not error:
+                st.info("Press the button to score this case with the hosted judge "
+                        "(the offline judges' results are not shown under its name).")
+            return
+        scored(case, chosen, report, stale, time.perf_counter() - started)
 
 
-def header(report: Report, elapsed: float, stale: str) -> None:
+def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: bool,
+           elapsed: float) -> None:
+    draw.summary(report, len(case.context), case.blank_chunks(), stale)
+    header(report, elapsed, stale)
+    what_if(report)
+    draw.cards(report, stale)
+    names = [n for n, r in report.results.items() if not r.skipped]
+    if names:
+        if st.session_state.get("detail_pick") not in names:
+            st.session_state.pop("detail_pick", None)
+        pick = st.pills("Details of", names, key="detail_pick", default=names[0],
+                        required=True) or names[0]
+        draw.detail(report, pick)
+    st.subheader("Questions")
+    draw.questions_table(report)
+    with st.expander("Judges side by side"):
+        compare(case, chosen, report)
+    st.subheader("Export")
+    draw.exports(report, {**case.to_dict(), "evaluators": [e.name for e in chosen]})
+    st.subheader("The request")
+    draw.request_panel(report)
+
+
+def what_if(report: Report) -> None:
+    """A threshold slider per evaluator: verdicts follow at once, the judge is not asked."""
+    with st.expander("What if: thresholds (the judge is not asked again)"):
+        names = list(report.results)
+        cols = st.columns(2)
+        for i, name in enumerate(names):
+            key = f"th_{name}"
+            if key not in st.session_state:
+                st.session_state[key] = float(report.results[name].threshold)
+            rule = "≥" if EVALUATORS[name].higher_is_better else "≤"
+            cols[i % 2].slider(f"{name} passes at score {rule}", 0.0, 1.0, step=0.05,
+                               key=key, on_change=on_threshold, args=(name,), format="%.2f")
+        if st.session_state.get("thresholds"):
+            st.button("Back to the default thresholds", on_click=on_reset_thresholds)
+
+
+def compare(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
+    """local and lexical on the same case (offline, cached), and Jev's when it scored it."""
+    if not st.toggle("Score this case with each judge", key="compare_on"):
+        st.caption("Scores the same case with the local and lexical judges and shows p per "
+                   "question in columns (Jev's too once it has scored this case).")
+        return
+    reports: dict[str, Report] = {}
+    names = tuple(e.name for e in chosen)
+    for judge in OFFLINE:
+        try:
+            reports[judge] = score_offline(case, names, judge)
+        except JevalError as err:
+            st.error(draw.inert(f"{judge}: {err}"))
+    hosted = st.session_state.get("jev_result")
+    if hosted is not None and not is_stale(hosted, case, chosen):
+        reports["jev"] = hosted
+    if len(reports) >= 2:
+        draw.compare(reports)
+
+
+def presentation(case: Case, report: Report | None, stale: bool,
+                 per_chunk: dict[int, dict]) -> None:
+    """For demos: no editor; the verdict large, the question and answer, chunk cards."""
+    if report is None:
+        st.info("Nothing scored yet: switch presentation mode off to edit and score.")
+        return
+    draw.summary(report, len(case.context), case.blank_chunks(), stale, big=True)
+    left, right = st.columns([6, 4], gap="large")
+    with left:
+        st.markdown("**The question**")
+        st.text(case.input)
+        st.markdown("**The answer**")
+        st.text(case.output)
+        st.markdown("**What was retrieved**")
+        draw.present_chunks(case.context, per_chunk)
+    with right:
+        draw.cards(report, stale)
+
+
+def header(report: Report, elapsed: float, stale: bool) -> None:
     line = (f"judge: {report.judge} · judge time {report.latency_s * 1000:.0f} ms · "
-            f"page {elapsed * 1000:.0f} ms")
+            f"shown in {elapsed * 1000:.0f} ms")
     if report.model:
         line += f" · model {report.model}"
     if report.request_id:
         line += f" · request id {report.request_id}"
     st.caption(draw.inert(line))
     if stale:
-        st.warning(stale)
+        st.warning("These results are stale: the case changed since they were scored. "
+                   "Press the button to score it again.")
     if report.approximates:
         st.caption(draw.inert(f"{offline_judge(report.judge).note} Verdicts can differ from "
                               "the hosted judge's."))

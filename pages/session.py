@@ -19,6 +19,7 @@ from jeval_core.casefile import CaseFile
 from jeval_core.evaluators import Evaluator
 from jeval_core.judges import LABELS
 from jeval_core.judges import jev as jev_judge
+from jeval_core.wire import parse_json
 from pages import draw
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
@@ -29,15 +30,32 @@ def examples() -> dict[str, Path]:
     return {p.stem: p for p in sorted(EXAMPLES.glob("*.json"))}
 
 
+@st.cache_data(show_spinner=False)
+def descriptions() -> dict[str, str]:
+    """Each example's one-line description (its file name when it has none)."""
+    out = {}
+    for name in examples():
+        try:
+            out[name] = read_example(name).description or name
+        except CaseError:
+            out[name] = name
+    return out
+
+
 def read_example(name: str) -> CaseFile:
     path = examples()[name]
     return casefile.decode(path.read_bytes(), path.name)
 
 
-def load(loaded: CaseFile) -> None:
-    """Put a case into the editor's widgets (call from a callback or before the widgets)."""
+def load(loaded: CaseFile, origin: str = "") -> None:
+    """Put a case into the editor's widgets (call from a callback or before the widgets).
+
+    `origin` says where it came from ("an uploaded file"...); the page marks the case as
+    modified once it no longer matches what was loaded.
+    """
     case = loaded.case
-    for key in [k for k in st.session_state if str(k).startswith("chunk_")]:
+    for key in [k for k in st.session_state
+                if str(k).startswith(("chunk_", "th_", "present_"))]:
         del st.session_state[key]  # the previous case's chunks: nothing may pile up
     st.session_state["input"] = case.input
     st.session_state["output"] = case.output
@@ -48,6 +66,8 @@ def load(loaded: CaseFile) -> None:
     st.session_state["chunk_ids"] = ids
     st.session_state["evaluators"] = [e.name for e in loaded.chosen()]
     st.session_state["thresholds"] = dict(loaded.thresholds)
+    st.session_state["origin"] = origin
+    st.session_state["origin_token"] = case_token(with_judge=False)
 
 
 def ensure_case() -> None:
@@ -61,11 +81,25 @@ def ensure_case() -> None:
         except CaseError as err:
             st.session_state["notice"] = str(err)
         else:
-            load(shared.file)
+            load(shared.file, "a shared link")
             if shared.judge in LABELS:
                 st.session_state["judge"] = shared.judge
             return
-    load(read_example(DEFAULT_EXAMPLE))
+    load(read_example(DEFAULT_EXAMPLE), descriptions()[DEFAULT_EXAMPLE])
+    st.session_state["example"] = DEFAULT_EXAMPLE
+    st.session_state["seed_token"] = st.session_state["origin_token"]
+
+
+def case_token(with_judge: bool = True) -> str:
+    """The share token of what is in the editor (never a key: none is passed)."""
+    judge = st.session_state.get("judge") if with_judge else None
+    return share.encode(current_case(), chosen_evaluators(), judge,
+                        st.session_state.get("thresholds") or {})
+
+
+def modified() -> bool:
+    """Whether the case no longer matches what was loaded (the judge is not the case)."""
+    return case_token(with_judge=False) != st.session_state.get("origin_token")
 
 
 def current_case() -> Case:
@@ -84,9 +118,31 @@ def chosen_evaluators() -> tuple[Evaluator, ...]:
     return tuple(registry.get(n) for n in st.session_state.get("evaluators") or [])
 
 
-def split_chunks(text: str) -> list[str]:
-    """Chunks pasted at once are separated by blank lines."""
-    return [c.strip() for c in re.split(r"\n\s*\n", text) if c.strip()]
+SEPARATORS = {
+    "blank": "a blank line",
+    "line": "one chunk per line",
+    "dashes": "a --- line",
+    "json": 'a JSON array ["...", "..."]',
+}
+
+
+def split_chunks(text: str, how: str = "blank") -> list[str]:
+    """Chunks pasted at once, split the way they were pasted; a CaseError for a bad array."""
+    if how == "json":
+        try:
+            items = parse_json(text)
+        except ValueError as err:
+            raise CaseError(f"the pasted text is not a JSON array: {err}") from None
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise CaseError('the pasted JSON must be an array of strings, like ["a", "b"]')
+        parts = items
+    elif how == "line":
+        parts = text.splitlines()
+    elif how == "dashes":
+        parts = re.split(r"(?m)^[ \t]*-{3,}[ \t]*$", text)
+    else:
+        parts = re.split(r"\n\s*\n", text)
+    return [c.strip() for c in parts if c.strip()]
 
 
 def add_chunks(chunks: list[str], replace: bool = False) -> None:
@@ -119,10 +175,18 @@ def env_key_for(url: str) -> bool:
         return False
 
 
+def presentation_toggle() -> None:
+    """Presentation mode for demos: also `?present=true` in the URL."""
+    with st.sidebar:
+        st.toggle("Presentation mode", key="present", bind="query-params",
+                  help="hides the editor: the verdict large, chunk cards with highlights")
+
+
 def judge_settings() -> None:
     """The sidebar: which judge answers, and the hosted judge's connection."""
     with st.sidebar:
-        judge = st.radio("Judge", list(LABELS), format_func=LABELS.get, key="judge")
+        judge = st.radio("Judge", list(LABELS), format_func=LABELS.get, key="judge",
+                         persist_state="session")
         if judge != "jev":
             return
         st.session_state.setdefault("jev_base_url", default_base_url())

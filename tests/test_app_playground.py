@@ -1,9 +1,11 @@
 """The Playground page through Streamlit's AppTest: render, edit, judge, share."""
 
+import json
 import re
 
+import pandas as pd
 import pytest
-from conftest import load_case
+from conftest import load_case, load_file
 from jev_servers import FaultyServer, MockProcess
 from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
@@ -104,23 +106,106 @@ def test_hosted_results_turn_stale_when_the_case_changes_and_typing_costs_nothin
     assert any("the case changed" in w.value for w in at.warning)
 
 
-def test_a_judge_error_shows_one_message_and_keeps_text_and_results():
+def walk(node):
+    """Every element of the page in drawing order (depth first)."""
+    children = getattr(node, "children", None)
+    if children is None:
+        yield node
+        return
+    for i in sorted(children):
+        yield from walk(children[i])
+
+
+def order(at: AppTest) -> list[str]:
+    """The page's elements in drawing order, as `type:label-or-value`."""
+    out = []
+    for el in walk(at.main):
+        text = getattr(el, "label", None) or getattr(el, "value", "")
+        out.append(f"{el.type}:{text}")
+    return out
+
+
+def jev_app(url: str, key: str) -> AppTest:
+    at = app()
+    at.sidebar.radio[0].set_value("jev").run()
+    at.sidebar.text_input(key="jev_base_url").set_value(url).run()
+    at.sidebar.text_input(key="jev_key").set_value(key).run()
+    return at
+
+
+def score_button(at: AppTest):
+    return [b for b in at.button if b.label.startswith("Score with Jev")][0]
+
+
+def test_a_judge_error_shows_next_to_the_button_and_keeps_the_text():
+    """Found 1 and 2: the error is drawn before the editor (next to the button that caused
+    it), and no offline results are claimed as the hosted judge's or as its last good ones."""
     server = MockProcess("--key", KEY)
     try:
         at = app()
         typed = "How is Jev priced, really?"
         at.text_area(key="input").set_value(typed).run()
         at.sidebar.radio[0].set_value("jev").run()
+        assert any("Press the button to score" in i.value for i in at.info)
+        assert not metric(at, "label") and "judge: local" not in captions(at)
         at.sidebar.text_input(key="jev_base_url").set_value(server.url).run()
         at.sidebar.text_input(key="jev_key").set_value("sk-wrong-000").run()
-        [b for b in at.button if b.label.startswith("Score with Jev")][0].click().run()
+        score_button(at).click().run()
     finally:
         server.stop()
     assert len(at.error) == 1 and "(401)" in shown(at.error[0].value)
     assert "sk-wrong-000" not in shown(at.error[0].value)
     assert at.text_area(key="input").value == typed
-    assert any("last good results" in w.value for w in at.warning)
-    assert metric(at, "label")  # the last good results are still shown
+    assert all("last good" not in w.value for w in at.warning)
+    assert not metric(at, "label") and "judge: local" not in captions(at)
+    drawn = order(at)
+    first_error = next(i for i, e in enumerate(drawn) if e.startswith("error:"))
+    first_area = next(i for i, e in enumerate(drawn) if e.startswith("text_area:"))
+    assert first_error < first_area
+
+
+def test_results_of_an_earlier_case_are_marked_stale_after_a_failure():
+    """Found 4: fewer chunks than were scored, then a failed call: every element says stale
+    and the editor shows no p beside the chunks."""
+    config = MockConfig(key=KEY)
+    with Running(config) as server:
+        at = jev_app(server.url, KEY)
+        score_button(at).click().run()
+        assert any("-badge[p " in m.value for m in at.markdown)
+        for _ in range(2):
+            [b for b in at.button if b.key and b.key.startswith("drop_")][0].click().run()
+        at.sidebar.text_input(key="jev_key").set_value("sk-wrong-000").run()
+        score_button(at).click().run()
+    assert len(at.error) == 1
+    assert any("stale" in m.value for m in at.markdown)  # the summary band
+    assert any("the case changed" in w.value for w in at.warning)
+    assert not any("-badge[p " in m.value for m in at.markdown)
+    badges = [m.value for m in at.markdown if "badge[chunk\\_relevance" in m.value]
+    assert badges and all(":gray-badge[" in b for b in badges)
+
+
+def test_a_threshold_is_a_what_if_that_asks_the_judge_nothing():
+    config = MockConfig(key=KEY)
+    with Running(config) as server:
+        at = jev_app(server.url, KEY)
+        score_button(at).click().run()
+        assert config.requests == 1
+        verdicts = [m.value for m in at.markdown if m.value.startswith("## ")]
+        at.slider(key="th_chunk_relevance").set_value(0.95).run()
+        assert config.requests == 1
+    after = [m.value for m in at.markdown if m.value.startswith("## ")]
+    assert verdicts != after and "FAIL" in after[0]
+    assert at.session_state["thresholds"] == {"chunk_relevance": 0.95}
+
+
+def test_threshold_sliders_change_offline_verdicts_too():
+    at = app()
+    assert any("PASS" in m.value for m in at.markdown if m.value.startswith("## "))
+    at.slider(key="th_chunk_relevance").set_value(0.6).run()
+    assert any("FAIL" in m.value for m in at.markdown if m.value.startswith("## "))
+    assert metric(at, "label") == ["50% yes"]  # the answers are the same
+    [b for b in at.button if b.label == "Back to the default thresholds"][0].click().run()
+    assert any("PASS" in m.value for m in at.markdown if m.value.startswith("## "))
 
 
 def test_a_share_link_restores_the_case():
@@ -153,6 +238,31 @@ def test_copy_link_puts_the_case_in_the_url_without_a_key():
     token = token[0] if isinstance(token, list) else token
     assert share.decode(token).file.case.input.startswith("How is Jev priced")
     assert KEY not in token and all(KEY not in c.value for c in at.code)
+
+
+@pytest.mark.parametrize(("how", "text"), [
+    ("blank", "First new chunk.\nstill the first.\n\nSecond one.\n  \nThird."),
+    ("line", "First new chunk.\nSecond one.\n\nThird."),
+    ("dashes", "First new chunk.\n\nstill the first.\n---\nSecond one.\n ----- \nThird."),
+    ("json", '["First new chunk.", "Second one.", "Third."]'),
+])
+def test_paste_many_offers_the_separators_people_paste_with(how, text):
+    at = app()
+    at.radio(key="paste_how").set_value(how).run()
+    at.text_area(key="paste").set_value(text).run()
+    [b for b in at.button if b.label == "Append them"][0].click().run()
+    added = [t.value for t in chunk_areas(at)][-3:]
+    assert added[1:] == ["Second one.", "Third."]
+    assert added[0].startswith("First new chunk.")
+
+
+def test_a_bad_json_array_paste_says_so_and_changes_nothing():
+    at = app()
+    at.radio(key="paste_how").set_value("json").run()
+    at.text_area(key="paste").set_value('["a", 2]').run()
+    [b for b in at.button if b.label == "Append them"][0].click().run()
+    assert len(chunk_areas(at)) == 4
+    assert any("array of strings" in shown(w.value) for w in at.warning)
 
 
 def test_pasting_many_chunks_splits_on_blank_lines():
@@ -229,3 +339,158 @@ def test_old_chunks_do_not_pile_up_in_the_session():
     chunk_keys = [k for k in at.session_state.keys()  # noqa: SIM118 (no __iter__)
                   if str(k).startswith("chunk_") and k != "chunk_ids"]
     assert len(chunk_keys) == len(load_case("jev_pricing").context)
+
+
+def test_a_blank_chunk_is_not_judged_and_says_so():
+    """Found 6: "Add a chunk" keeps the seed's verdict and marks the blank chunk."""
+    at = app()
+    [b for b in at.button if b.label == "Add a chunk"][0].click().run()
+    assert len(chunk_areas(at)) == 5
+    assert metric(at, "label") == ["50% yes"]
+    assert any("blank: not judged" in c.value for c in at.caption)
+    assert any("1 blank (not judged)" in m.value for m in at.markdown)
+    assert any(":green[PASS]" in m.value for m in at.markdown)
+
+
+def test_each_chunk_shows_its_p_and_the_words_that_drove_it():
+    at = app()
+    beside = [m.value for m in at.markdown if "-badge[p " in m.value]
+    assert len(beside) == 4
+    assert beside[0].startswith(":green-badge[p 0.62 · relevant]")
+    assert "why: :orange-background[Price]" in beside[0]
+    assert beside[1].startswith(":gray-badge[p 0.05 · not relevant]")
+
+
+def test_the_summary_band_says_the_verdict_chips_and_chunk_counts():
+    at = app()
+    texts = [m.value for m in at.markdown]
+    assert ":green[PASS]" in "\n".join(texts)
+    band = next(t for t in texts if "chunk\\_relevance 0.50 PASS" in t)
+    assert "**2** relevant · **2** noise chunks of 4 retrieved chunks" in band
+    assert "judge **local**" in band
+
+
+def test_bars_are_horizontal_and_every_one_is_labelled():
+    """Found 7: one row per judged item, labels never thinned or cut, names made unique."""
+    from pages import draw
+
+    rows = [{"id": f"ha{i}", "judged": "output", "p": 0.1, "verdict": "not contradicted",
+             "text": "x"} for i in range(3)]
+    assert draw.bar_labels(rows) == ["output (ha0)", "output (ha1)", "output (ha2)"]
+    frame = pd.DataFrame([{"bar": f"context[{i}]", "judged": f"context[{i}]", "p": 0.5,
+                           "verdict": "relevant", "text": "t"} for i in range(30)])
+    spec = draw.chart(frame, evaluators.get("chunk_relevance")).to_dict()
+    y = spec["layer"][0]["encoding"]["y"]
+    assert y["field"] == "bar" and y["axis"]["labelOverlap"] is False
+    assert y["axis"]["labelLimit"] == 0
+    assert spec["height"] >= 30 * 20
+
+
+def test_the_link_follows_the_case_and_a_reload_keeps_the_edit():
+    """Found 5: edits after "Copy link" are not lost: the address bar follows the case."""
+    at = app()
+    assert "case" not in at.query_params  # the untouched seed needs no link
+    [b for b in at.button if b.label == "Copy link"][0].click().run()
+    assert any("navigator.clipboard.writeText" in h.value for h in at.get("html"))
+    at.text_area(key="input").set_value("Is the legacy endpoint deprecated?").run()
+    token = at.query_params["case"]
+    token = token[0] if isinstance(token, list) else token
+    assert share.decode(token).file.case.input == "Is the legacy endpoint deprecated?"
+    reload = AppTest.from_file("../app.py", default_timeout=60)
+    reload.query_params["case"] = token
+    reload.run()
+    assert reload.text_area(key="input").value == "Is the legacy endpoint deprecated?"
+
+
+def test_the_example_picker_shows_descriptions_and_marks_edits():
+    """Found 9: descriptions, "Modified", and an upload is not shown under an example's name."""
+    at = app()
+    picker = at.selectbox(key="example")
+    assert "Seed case: Jev pricing, 2 chunks answer it, rate limits and founding year are " \
+           "noise" in picker.options
+    assert not any("Modified" in c.value for c in at.caption)
+    at.text_area(key="input").set_value("Another question?").run()
+    assert any(shown(c.value).startswith("Modified (was: Seed case") for c in at.caption)
+    [b for b in at.button if b.label == "Revert"][0].click().run()
+    assert at.text_area(key="input").value.startswith("How is Jev priced")
+    upload = load_file("with_expected")
+    at.file_uploader(key="upload").upload(
+        "mine.json", json.dumps(upload.case.to_dict()).encode(), "application/json").run()
+    assert at.selectbox(key="example").value is None
+    assert any("From the uploaded file mine.json" in shown(c.value) for c in at.caption)
+
+
+def test_an_invalid_upload_says_where_and_changes_nothing():
+    at = app()
+    at.file_uploader(key="upload").upload("bad.json", b'{"input": "x",\n "context": [}',
+                                          "application/json").run()
+    assert any("line 2, column" in shown(w.value) for w in at.warning)
+    assert at.text_area(key="input").value.startswith("How is Jev priced")
+
+
+def test_small_things_read_right():
+    """Found 10: plural, skipped reasons without backticks, named icon buttons, no jargon."""
+    at = app()
+    assert [b.label for b in at.button if b.key and b.key.startswith("up_")][2] == \
+        "Move context[2] up"
+    assert "shown in" in captions(at) and "page " not in captions(at)
+    for _ in range(3):
+        [b for b in at.button if b.key and b.key.startswith("drop_")][0].click().run()
+    assert any("1 retrieved chunk," in m.value for m in at.markdown)
+    at.multiselect(key="evaluators").set_value(["chunk_relevance", "contextual_recall"]).run()
+    assert "`" not in captions(at) and "needs expected" in captions(at)
+
+
+def test_urls_in_error_text_cannot_become_links():
+    from pages import draw
+
+    text = draw.inert("see http://evil.example, www.evil.example and a@evil.example")
+    assert "http://" not in text and "www." not in text and "a@evil" not in text
+    assert shown(text).replace("\u2060", "") == \
+        "see http://evil.example, www.evil.example and a@evil.example"
+
+
+def test_the_metrics_page_has_no_judge_settings():
+    at = app()
+    at.switch_page("pages/metrics.py").run()
+    assert not at.sidebar.radio and not at.sidebar.text_input
+    at.switch_page("pages/playground.py").run()
+    assert at.sidebar.radio[0].value == "local"
+
+
+def test_questions_are_a_table_with_the_verbatim_block_one_click_away():
+    at = app()
+    frames = [d.value for d in at.dataframe if "question" in d.value.columns]
+    assert frames
+    questions = frames[0]
+    assert list(questions.columns) == ["id", "evaluator", "refers to", "question", "p", "verdict"]
+    assert list(questions["id"]) == ["cr0", "cr1", "cr2", "cr3"]
+    assert questions["refers to"][0].startswith("context[0]: Price: $42")
+    assert sent_questions(at) == SEED_QUESTIONS
+
+
+def test_judges_side_by_side():
+    at = app()
+    at.toggle(key="compare_on").set_value(True).run()
+    frames = [d.value for d in at.dataframe if "p lexical" in d.value.columns]
+    assert frames and list(frames[0].columns) == ["id", "refers to", "p local", "p lexical",
+                                                  "agree"]
+    assert any("agree on" in m.value for m in at.markdown)
+
+
+def test_presentation_mode_hides_the_editor():
+    at = app()
+    at.sidebar.toggle(key="present").set_value(True).run()
+    assert not chunk_areas(at) and not at.text_area
+    assert any(m.value.startswith("# :green[PASS]") for m in at.markdown)
+    assert any(m.value.startswith("**context[0]** :green-badge[p 0.62") for m in at.markdown)
+    assert metric(at, "label") == ["50% yes"]
+    at.sidebar.toggle(key="present").set_value(False).run()
+    assert len(chunk_areas(at)) == 4
+
+
+def test_the_scored_case_exports_as_json_and_formula_safe_csv():
+    at = app()
+    labels = [b.label for b in at.get("download_button")]
+    assert "Download the scored case (JSON)" in labels
+    assert "Download every detail row (CSV)" in labels
