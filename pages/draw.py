@@ -48,15 +48,20 @@ CSS = """<style>
 VERDICT_COLOUR = {True: GOOD, False: BAD, None: NEUTRAL}
 
 
-def style(chunk_colours: dict[str, bool | None]) -> None:
-    """The page's few style rules, and a coloured edge on each judged chunk in the editor.
+def style() -> None:
+    """The page's few style rules (drawn outside the fragment: an edit does not redraw them)."""
+    st.html(CSS + "</style>")
+
+
+def chunk_edges(chunk_colours: dict[str, bool | None]) -> None:
+    """A coloured edge on each judged chunk in the editor.
 
     Only our own ids (hex) and colours go into this HTML: never any text a visitor typed.
     """
     rules = [f".st-key-chunkbox_{uid} {{ border-left: 5px solid {VERDICT_COLOUR[yes]}; "
              "padding-left: 0.5rem; }"
              for uid, yes in chunk_colours.items() if re.fullmatch(r"[0-9a-f]{8}", uid)]
-    st.html(CSS + "\n".join(rules) + "</style>" if rules else CSS + "</style>")
+    st.html("<style>" + "\n".join(rules) + "</style>")
 
 
 def plural(n: int, one: str, many: str) -> str:
@@ -238,15 +243,18 @@ def exports(report: Report, case_payload: dict) -> None:
     left, right = st.columns(2)
     scored = {"case": case_payload, "report": report.to_dict()}
     left.download_button("Download the scored case (JSON)",
-                         json.dumps(scored, indent=2, ensure_ascii=False),
+                         lambda: json.dumps(scored, indent=2, ensure_ascii=False),
                          file_name="scored_case.json", mime="application/json",
-                         width="stretch")
-    rows = [{"evaluator": name, **row,
-             "why": ", ".join(t for _, _, t in row["evidence"])}
-            for name, result in report.results.items() if not result.skipped
-            for row in report.rows(name)]
-    columns = ["evaluator", "id", "judged", "text", "p", "verdict", "why", "question"]
-    right.download_button("Download every detail row (CSV)", export.to_csv(rows, columns),
+                         width="stretch", on_click="ignore")
+
+    def csv() -> str:
+        rows = [{"evaluator": name, **row, "why": ", ".join(t for _, _, t in row["evidence"])}
+                for name, result in report.results.items() if not result.skipped
+                for row in report.rows(name)]
+        columns = ["evaluator", "id", "judged", "text", "p", "verdict", "why", "question"]
+        return export.to_csv(rows, columns)
+
+    right.download_button("Download every detail row (CSV)", csv, on_click="ignore",
                           file_name="scored_rows.csv", mime="text/csv", width="stretch",
                           help="text cells that would run as spreadsheet formulas are made "
                                "inert")
@@ -271,7 +279,10 @@ def why(rows: list[dict]) -> None:
     shown = [r for r in rows if r["evidence"] and r["text"]]
     if not shown:
         return
-    with st.expander("Why: the words that drove each p", expanded=len(shown) <= 8):
+    box = st.expander("Why: the words that drove each p", key="why_open", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         for r in shown:
             st.markdown(f"**{inert(r['judged'])}** · p {r['p']:.2f} · {inert(r['verdict'])}  \n"
                         + highlighted(r["text"], r["evidence"]))
@@ -334,5 +345,8 @@ def request_panel(report: Report) -> None:
              delta_color="off", delta_arrow="off",
              help="the same questions asked one by one with just their operands (as RAGAS "
                   "and DeepEval do), before their prompt templates")
-    st.code(json.dumps(packed.body, indent=2, ensure_ascii=False), language="json",
-            height=360, wrap_lines=True)
+    box = st.expander("The request body, as sent (JSON)", key="body_open", on_change="rerun")
+    if box.open:
+        with box:
+            st.code(json.dumps(packed.body, indent=2, ensure_ascii=False), language="json",
+                    height=360, wrap_lines=True)

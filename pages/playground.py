@@ -162,8 +162,8 @@ def files(case: Case, chosen: tuple[Evaluator, ...]) -> None:
     if thresholds:
         payload["thresholds"] = thresholds
     st.download_button("Download the case (JSON)",
-                       json.dumps(payload, indent=2, ensure_ascii=False),
-                       file_name="case.json", mime="application/json")
+                       lambda: json.dumps(payload, indent=2, ensure_ascii=False),
+                       file_name="case.json", mime="application/json", on_click="ignore")
     st.file_uploader("Upload a case JSON", type=["json"], key="upload", on_change=on_upload)
     if st.session_state.get("upload_notice"):
         st.warning(draw.inert(st.session_state.pop("upload_notice")))
@@ -301,7 +301,7 @@ def panel() -> None:
         report = report.with_thresholds(thresholds)
     stale = report is not None and is_stale(report, case, chosen)
     per_chunk = draw.chunk_rows(report) if report is not None and not stale else {}
-    draw.style({uid: (per_chunk[pos]["yes"] if pos in per_chunk else None)
+    draw.chunk_edges({uid: (per_chunk[pos]["yes"] if pos in per_chunk else None)
                 for pos, uid in enumerate(st.session_state["chunk_ids"])})
 
     if present:
@@ -338,8 +338,10 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
         draw.detail(report, pick)
     st.subheader("Questions")
     draw.questions_table(report)
-    with st.expander("Judges side by side"):
-        compare(case, chosen, report)
+    box = st.expander("Judges side by side", key="compare_open", on_change="rerun")
+    if box.open:
+        with box:
+            compare(case, chosen, report)
     st.subheader("Export")
     draw.exports(report, {**case.to_dict(), "evaluators": [e.name for e in chosen]})
     st.subheader("The request")
@@ -348,7 +350,11 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
 
 def what_if(report: Report) -> None:
     """A threshold slider per evaluator: verdicts follow at once, the judge is not asked."""
-    with st.expander("What if: thresholds (the judge is not asked again)"):
+    box = st.expander("What if: thresholds (the judge is not asked again)", key="whatif_open",
+                      on_change="rerun")
+    if not box.open:  # drawn only when opened: nothing to draw per edit otherwise
+        return
+    with box:
         names = list(report.results)
         cols = st.columns(2)
         for i, name in enumerate(names):
@@ -417,6 +423,7 @@ def header(report: Report, elapsed: float, stale: bool) -> None:
                               "the hosted judge's."))
 
 
+draw.style()
 st.title("Playground")
 st.caption("Which retrieved chunks were noise, and is the answer grounded? Every question "
            "below goes to the judge in one request.")

@@ -125,6 +125,12 @@ def order(at: AppTest) -> list[str]:
     return out
 
 
+def open_expander(at: AppTest, key: str) -> None:
+    """Open an expander whose content is drawn only when open (as a click would)."""
+    at.session_state[key] = True
+    at.run()
+
+
 def jev_app(url: str, key: str) -> AppTest:
     at = app()
     at.sidebar.radio[0].set_value("jev").run()
@@ -191,6 +197,7 @@ def test_a_threshold_is_a_what_if_that_asks_the_judge_nothing():
         score_button(at).click().run()
         assert config.requests == 1
         verdicts = [m.value for m in at.markdown if m.value.startswith("## ")]
+        open_expander(at, "whatif_open")
         at.slider(key="th_chunk_relevance").set_value(0.95).run()
         assert config.requests == 1
     after = [m.value for m in at.markdown if m.value.startswith("## ")]
@@ -201,6 +208,8 @@ def test_a_threshold_is_a_what_if_that_asks_the_judge_nothing():
 def test_threshold_sliders_change_offline_verdicts_too():
     at = app()
     assert any("PASS" in m.value for m in at.markdown if m.value.startswith("## "))
+    assert not at.slider  # drawn only when opened
+    open_expander(at, "whatif_open")
     at.slider(key="th_chunk_relevance").set_value(0.6).run()
     assert any("FAIL" in m.value for m in at.markdown if m.value.startswith("## "))
     assert metric(at, "label") == ["50% yes"]  # the answers are the same
@@ -471,6 +480,7 @@ def test_questions_are_a_table_with_the_verbatim_block_one_click_away():
 
 def test_judges_side_by_side():
     at = app()
+    open_expander(at, "compare_open")
     at.toggle(key="compare_on").set_value(True).run()
     frames = [d.value for d in at.dataframe if "p lexical" in d.value.columns]
     assert frames and list(frames[0].columns) == ["id", "refers to", "p local", "p lexical",

@@ -38,15 +38,24 @@ def page(server):
         page.on("request", lambda r: page.requests_seen.append(r.url))
         page.dialogs_seen = []
         page.on("dialog", lambda d: (page.dialogs_seen.append(d.message), d.dismiss()))
+        count_runs(page)
         page.goto(server.url)
         page.get_by_text("50% yes").first.wait_for(timeout=60_000)
-        wait_for_request_with(page, '"cr3"')  # the whole first run is drawn
+        wait_for_runs(page, 1)  # the whole first run is drawn
         yield page
         browser.close()
 
 
+def questions_block(page) -> str:
+    """The questions verbatim, as sent (in an expander drawn with the page, shown on click)."""
+    page.get_by_text("The questions verbatim, as sent").click()
+    return page.locator("[data-testid='stCode']").filter(has_text="cr0  p=").inner_text()
+
+
 def request_json(page) -> str:
-    return page.locator("[data-testid='stCode']").last.inner_text()
+    """The request body: its expander is drawn when opened."""
+    one_run(page, page.get_by_text("The request body, as sent (JSON)").click)
+    return page.locator("[data-testid='stCode']").filter(has_text='"cr0"').inner_text()
 
 
 def wait_for_request_with(page, text: str) -> None:
@@ -93,7 +102,7 @@ def chart_image(page) -> bytes:
 
 
 def test_the_seed_example_shows_its_questions_and_score(page, server, tmp_path):
-    body = request_json(page)
+    body = questions_block(page)
     for question in SEED_QUESTIONS:
         assert question in body
     assert page.get_by_text("2 of 4 chunks are relevant").first.is_visible()
@@ -123,7 +132,7 @@ def test_nothing_is_cut_off_at_1280(page):
     page.set_viewport_size({"width": 1280, "height": 800})
     assert page.evaluate(TRUNCATED) == []
     page.get_by_role("combobox", name="example").click()
-    page.get_by_role("option", name=re.compile("^Noisy retrieval")).click()
+    one_run(page, page.get_by_role("option", name=re.compile("^Noisy retrieval")).click)
     expect(page.get_by_label("context[5]", exact=True)).to_be_visible(timeout=30_000)
     expect(page.locator(".st-key-summary")).to_contain_text("toxicity")
     page.wait_for_timeout(500)
@@ -215,17 +224,16 @@ def test_judges_side_by_side(page):
 
 def test_editing_a_chunk_changes_its_bar(page):
     before = chart_image(page)
-    commit(page, chunk(page, 1),
-           "Jev costs $42 per billion input tokens, and output tokens are not billed.")
-    wait_for_request_with(page, "output tokens are not billed")
+    one_run(page, lambda: commit(
+        page, chunk(page, 1),
+        "Jev costs $42 per billion input tokens, and output tokens are not billed."))
     assert page.get_by_text("75% yes").first.is_visible()
     assert chart_image(page) != before
 
 
 def test_a_script_chunk_is_shown_as_text_and_never_runs(page):
     hostile = "<script>alert(1)</script>"
-    commit(page, chunk(page, 2), hostile)
-    wait_for_request_with(page, hostile)
+    one_run(page, lambda: commit(page, chunk(page, 2), hostile))
     page.wait_for_timeout(500)
     assert page.dialogs_seen == []
     assert hostile in request_json(page)
@@ -279,7 +287,6 @@ def first_visit(tmp_path):
 def open_seed(page) -> None:
     page.goto(page.app_url)
     page.get_by_text("50% yes").first.wait_for(timeout=60_000)
-    wait_for_request_with(page, '"cr3"')
     wait_for_runs(page, 1)
 
 
