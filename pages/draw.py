@@ -188,9 +188,9 @@ def question_rows(report: Report) -> list[dict]:
                 continue
             seen.add(wid)
             text = one_line_short(row["text"], 80)
-            out.append({"id": wid, "evaluator": name,
+            out.append({"id": wid, "p": row["p"], "verdict": row["verdict"],
                         "refers to": f"{row['judged']}: {text}" if text else row["judged"],
-                        "question": row["question"], "p": row["p"], "verdict": row["verdict"]})
+                        "question": row["question"], "evaluator": name})
     return out
 
 
@@ -205,10 +205,12 @@ def questions_table(report: Report) -> None:
     if rows:
         st.dataframe(
             pd.DataFrame(rows), hide_index=True, width="stretch",
-            column_config={"p": st.column_config.NumberColumn("p(yes)", format="%.2f"),
+            column_config={"id": st.column_config.TextColumn("id", width="small"),
+                           "p": st.column_config.NumberColumn("p(yes)", format="%.2f",
+                                                              width="small"),
                            "question": st.column_config.TextColumn("question", width="large"),
                            "refers to": st.column_config.TextColumn("refers to",
-                                                                    width="medium")})
+                                                                    width="large")})
     with st.expander("The questions verbatim, as sent (copy with the button on the block)"):
         questions(report)
 
@@ -219,7 +221,7 @@ def compare(reports: dict[str, Report]) -> None:
     base = question_rows(reports[names[0]])
     table = []
     for row in base:
-        line = {"id": row["id"], "refers to": row["refers to"]}
+        line: dict = {"id": row["id"]}
         verdicts = []
         for judge in names:
             p = reports[judge].answers.get(row["id"])
@@ -227,6 +229,7 @@ def compare(reports: dict[str, Report]) -> None:
             verdicts.append(None if p is None else is_yes(p))
         known = [v for v in verdicts if v is not None]
         line["agree"] = "yes" if len(set(known)) <= 1 else "NO"
+        line["refers to"] = row["refers to"]
         table.append(line)
     agree = sum(1 for r in table if r["agree"] == "yes")
     st.markdown(f"**{' / '.join(inert(n) for n in names)}** agree on **{agree} of "

@@ -395,16 +395,16 @@ def presentation(case: Case, report: Report | None, stale: bool,
         st.info("Nothing scored yet: switch presentation mode off to edit and score.")
         return
     draw.summary(report, len(case.context), case.blank_chunks(), stale, big=True)
-    left, right = st.columns([6, 4], gap="large")
+    left, right = st.columns(2, gap="large")
     with left:
         st.markdown("**The question**")
         st.text(case.input)
+    with right:
         st.markdown("**The answer**")
         st.text(case.output)
-        st.markdown("**What was retrieved**")
-        draw.present_chunks(case.context, per_chunk)
-    with right:
-        draw.cards(report, stale)
+    st.markdown("**What was retrieved**")
+    draw.present_chunks(case.context, per_chunk)
+    draw.cards(report, stale)
 
 
 def header(report: Report, elapsed: float, stale: bool) -> None:

@@ -472,7 +472,7 @@ def test_questions_are_a_table_with_the_verbatim_block_one_click_away():
     frames = [d.value for d in at.dataframe if "question" in d.value.columns]
     assert frames
     questions = frames[0]
-    assert list(questions.columns) == ["id", "evaluator", "refers to", "question", "p", "verdict"]
+    assert list(questions.columns) == ["id", "p", "verdict", "refers to", "question", "evaluator"]
     assert list(questions["id"]) == ["cr0", "cr1", "cr2", "cr3"]
     assert questions["refers to"][0].startswith("context[0]: Price: $42")
     assert sent_questions(at) == SEED_QUESTIONS
@@ -483,8 +483,8 @@ def test_judges_side_by_side():
     open_expander(at, "compare_open")
     at.toggle(key="compare_on").set_value(True).run()
     frames = [d.value for d in at.dataframe if "p lexical" in d.value.columns]
-    assert frames and list(frames[0].columns) == ["id", "refers to", "p local", "p lexical",
-                                                  "agree"]
+    assert frames and list(frames[0].columns) == ["id", "p local", "p lexical", "agree",
+                                                  "refers to"]
     assert any("agree on" in m.value for m in at.markdown)
 
 

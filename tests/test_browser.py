@@ -82,8 +82,8 @@ TRUNCATED = """() => [...document.querySelectorAll('[data-testid=stMain] *')].fi
     return false;  // hidden, or a label kept for screen readers only
   }
   const s = getComputedStyle(e);
-  return (s.textOverflow === 'ellipsis' || s.overflow === 'hidden')
-    && s.whiteSpace === 'nowrap' && e.scrollWidth > e.clientWidth + 1;
+  return (s.textOverflow === 'ellipsis' || s.overflowX === 'hidden')
+    && e.scrollWidth > e.clientWidth + 1;
 }).map(e => e.innerText.slice(0, 60))"""
 
 
@@ -204,6 +204,7 @@ def test_presentation_mode_from_the_url(server):
         assert page.get_by_label("input — the user's question").count() == 0
         expect(page.get_by_role("switch", name="Presentation mode")).to_be_checked()
         page.wait_for_timeout(500)
+        assert page.evaluate(TRUNCATED) == []
         screenshot(page, "screenshot_presentation.png")
         browser.close()
     outside = [u for u in seen if not u.startswith(server.url)
