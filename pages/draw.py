@@ -35,6 +35,7 @@ def inert(text: str) -> str:
 
 
 CSS = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
 [data-testid="stMetricValue"] { font-size: 1.6rem; }
 [class*="st-key-up_"] button p, [class*="st-key-down_"] button p,
 [class*="st-key-drop_"] button p {
@@ -128,20 +129,20 @@ def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
 def cards(report: Report, stale: bool) -> None:
     """One card per evaluator, one per row so that nothing is cut off."""
     for name, result in report.results.items():
-        with st.container(border=True):
+        with st.container(border=True, key=f"card_{name}"):
             card(name, result, stale)
 
 
 def card(name: str, result: Result, stale: bool) -> None:
     head, score_col, label_col = st.columns([4, 3, 3], vertical_alignment="center")
-    head.markdown(f"**{inert(name)}**")
     if result.skipped:
-        head.badge("skipped", color="gray")
+        head.markdown(f"**{inert(name)}** :gray-badge[skipped]")
         st.caption(inert(result.reason.replace("`", "")))
         return
     passed = "PASS" if result.passed else "FAIL"
-    head.badge(passed + (" · stale" if stale else ""),
-               color=("green" if result.passed else "red") if not stale else "gray")
+    colour = "gray" if stale else ("green" if result.passed else "red")
+    head.markdown(f"**{inert(name)}**  \n:{colour}-badge[{passed}"
+                  f"{' · stale' if stale else ''}]")
     rule = "≥" if result.higher_is_better else "≤"
     score = result.score if result.score is not None else 0.0
     score_col.metric("score", f"{score:.2f}")

@@ -327,8 +327,8 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
            elapsed: float) -> None:
     draw.summary(report, len(case.context), case.blank_chunks(), stale)
     header(report, elapsed, stale)
-    what_if(report)
     draw.cards(report, stale)
+    what_if(report)
     names = [n for n, r in report.results.items() if not r.skipped]
     if names:
         if st.session_state.get("detail_pick") not in names:
@@ -414,13 +414,12 @@ def header(report: Report, elapsed: float, stale: bool) -> None:
         line += f" · model {report.model}"
     if report.request_id:
         line += f" · request id {report.request_id}"
-    st.caption(draw.inert(line))
+    note = (f"{offline_judge(report.judge).note} Verdicts can differ from the hosted judge's."
+            if report.approximates else None)
+    st.caption(draw.inert(line + (" · an offline approximation" if note else "")), help=note)
     if stale:
         st.warning("These results are stale: the case changed since they were scored. "
                    "Press the button to score it again.")
-    if report.approximates:
-        st.caption(draw.inert(f"{offline_judge(report.judge).note} Verdicts can differ from "
-                              "the hosted judge's."))
 
 
 draw.style()

@@ -86,7 +86,7 @@ def runs_done(page) -> int:
 
 
 def wait_for_runs(page, n: int) -> None:
-    page.wait_for_function("n => window.__runsDone >= n", arg=n, timeout=60_000)
+    page.wait_for_function("n => window.__runsDone >= n", arg=n, timeout=120_000)
 
 
 def one_run(page, action) -> None:

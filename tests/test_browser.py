@@ -139,6 +139,10 @@ def test_nothing_is_cut_off_at_1280(page):
     assert page.evaluate(TRUNCATED) == []
     for name in ("context_relevancy", "hallucination"):
         expect(page.get_by_text(name, exact=True).first).to_be_visible()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    tops = page.evaluate("() => [...document.querySelectorAll('[class*=st-key-card_]')]"
+                         ".map(e => e.getBoundingClientRect().top)")
+    assert len(tops) == 6 and sum(1 for t in tops if t < 720) >= 2, tops
 
 
 def test_copy_link_puts_the_link_on_the_clipboard_and_reload_keeps_the_edit(server):
