@@ -299,7 +299,8 @@ def panel() -> None:
                   if k in EVALUATORS}
     if report is not None and thresholds:
         report = report.with_thresholds(thresholds)
-    stale = report is not None and is_stale(report, case, chosen)
+    # offline results are scored from the case on screen: only the hosted judge's can lag
+    stale = report is not None and judge == "jev" and is_stale(report, case, chosen)
     per_chunk = draw.chunk_rows(report) if report is not None and not stale else {}
     draw.chunk_edges({uid: (per_chunk[pos]["yes"] if pos in per_chunk else None)
                 for pos, uid in enumerate(st.session_state["chunk_ids"])})
