@@ -54,7 +54,7 @@ def test_contextual_precision_reads_the_judges_verdicts_in_rank_order():
     case = load_case("with_expected")
     result = answered("contextual_precision", case, [0.9, 0.2, 0.8, 0.1, 0.7])
     assert result.score == pytest.approx((1 + 2 / 3 + 3 / 5) / 3)
-    assert "rank 1, 3, 5" in result.reason
+    assert "(context[0], context[2], context[4]) among 5" in result.reason
 
 
 def test_context_relevancy_is_one_only_when_four_fifths_are_relevant():

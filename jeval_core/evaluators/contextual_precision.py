@@ -37,10 +37,11 @@ def reduce(
     details = evaluator.details(questions, answers)
     ranking = [d.yes for d in details]
     score = weighted_cumulative_precision(ranking)
-    ranks = [str(k) for k, r in enumerate(ranking, start=1) if r]
-    where = f"at rank {', '.join(ranks)}" if ranks else "anywhere"
-    reason = (f"{plural(len(ranks), 'relevant chunk', 'relevant chunks')} {where} of "
-              f"{len(ranking)}: {threshold_clause(score, threshold, evaluator.higher_is_better)}.")
+    relevant = [d.judged for d in details if d.yes]  # named as everywhere else: context[i]
+    where = f"({', '.join(relevant)})" if relevant else "anywhere"
+    reason = (f"{plural(len(relevant), 'relevant chunk', 'relevant chunks')} {where} among "
+              f"{len(ranking)}, ranked in that order: "
+              f"{threshold_clause(score, threshold, evaluator.higher_is_better)}.")
     return Result(evaluator.name, score, threshold, evaluator.higher_is_better, reason, details)
 
 
