@@ -70,6 +70,17 @@ def _refused(err: JevalError, seen: Counter) -> None:
     seen["refused"] += 1
 
 
+def _tally(seen: Counter, scoring) -> None:
+    """Score (or be refused with jeval's own error), check the report, and count which."""
+    try:
+        report, chosen = scoring()
+    except JevalError as err:
+        _refused(err, seen)
+        return
+    _check_report(report, chosen)
+    seen["scored"] += 1
+
+
 def test_scoring_never_raises_anything_but_our_error():
     seen: Counter = Counter()
 
@@ -77,13 +88,8 @@ def test_scoring_never_raises_anything_but_our_error():
     @given(input=text, output=text, expected=maybe_text, context=chunks,
            chosen=chosen_evaluators, judge=JUDGES)
     def run(input, output, expected, context, chosen, judge):
-        try:
-            report = score(Case(input, output, expected, tuple(context)), chosen, judge)
-        except JevalError as err:
-            _refused(err, seen)
-            return
-        _check_report(report, chosen)
-        seen["scored"] += 1
+        _tally(seen, lambda: (score(Case(input, output, expected, tuple(context)), chosen,
+                                    judge), chosen))
 
     run()
     assert seen["scored"] > 0, seen
@@ -95,14 +101,11 @@ def test_any_case_file_is_scored_or_refused_with_our_error():
     @settings(max_examples=80, **SLOW)
     @given(data=case_files)
     def run(data):
-        try:
+        def scored():
             file = casefile.parse(data)
-            report = score(file.case, file.chosen(), LexicalJudge(), file.thresholds)
-        except JevalError as err:
-            _refused(err, seen)
-            return
-        _check_report(report, file.chosen())
-        seen["scored"] += 1
+            return score(file.case, file.chosen(), LexicalJudge(), file.thresholds), file.chosen()
+
+        _tally(seen, scored)
 
     run()
     assert seen["scored"] > 0, seen
