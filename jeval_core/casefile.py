@@ -8,7 +8,7 @@ evaluators run and at which thresholds is part of the file, resolved here, at th
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,7 +135,3 @@ def decode(raw: bytes, name: str) -> CaseFile:
     except ValueError as err:
         raise CaseError(f"{name} is not valid JSON: {err}; fix it there") from None
     return parse(data)
-
-
-def encode_names(chosen: Sequence[Evaluator]) -> list[str]:
-    return [e.name for e in chosen]
