@@ -24,3 +24,12 @@ def load_case(name: str) -> Case:
 def seed_case() -> Case:
     """The seed 000 "What to send" example: four chunks, 1 and 4 relevant."""
     return load_case("jev_pricing")
+
+
+@pytest.fixture(autouse=True)
+def _private_run_store(tmp_path_factory: pytest.TempPathFactory,
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs stored by any test (CLI, app, servers it starts) go to a temp file, never into the
+    user's real data directory. A test may set JEVAL_DB itself."""
+    db = tmp_path_factory.mktemp("runs") / "jeval.db"
+    monkeypatch.setenv("JEVAL_DB", f"sqlite:///{db}")

@@ -1,0 +1,425 @@
+"""Run history in a real database: every run, its cases, aggregates, usage and cost.
+
+SQLAlchemy Core, so one code path serves the embedded default (a SQLite file in the user's data
+directory) and a team's shared server (any SQLAlchemy URL in `JEVAL_DB`, e.g. PostgreSQL).
+JSON goes into text columns, so every database stores and returns the same values. SQLite runs
+in WAL mode with a busy timeout and takes its write lock up front, so the CLI and the app can
+write at once and neither loses a row. The schema carries a version; `MIGRATIONS` brings any
+older database up to date when it is opened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+
+from .errors import JevalError
+from .text import one_line
+
+ENV = "JEVAL_DB"
+STATUSES = ("running", "finished", "cancelled", "failed")
+BUSY_TIMEOUT_S = 30  # how long a SQLite writer waits for another one before giving up
+
+schema_version = sa.Table("jeval_schema", sa.MetaData(),
+                          sa.Column("version", sa.Integer, nullable=False))
+
+
+def _schema_1(md: sa.MetaData) -> tuple[sa.Table, sa.Table]:
+    """The tables as migration 1 made them. Frozen: later changes go into new migrations
+    (and onto the module's tables below), so an old database and a new one end up alike."""
+    runs = sa.Table(
+        "jeval_runs", md,
+        sa.Column("id", sa.String(32), primary_key=True),
+        sa.Column("name", sa.Text, nullable=False),
+        sa.Column("dataset", sa.Text, nullable=False),
+        sa.Column("dataset_hash", sa.String(128), nullable=False),
+        sa.Column("judge", sa.String(64), nullable=False),
+        sa.Column("model", sa.Text),
+        sa.Column("evaluators", sa.Text, nullable=False),  # JSON list
+        sa.Column("thresholds", sa.Text, nullable=False),  # JSON object
+        sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("finished_at", sa.DateTime(timezone=True)),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("cases", sa.Integer, nullable=False),
+        sa.Column("aggregates", sa.Text, nullable=False),  # JSON object
+        sa.Column("input_tokens", sa.BigInteger, nullable=False),
+        sa.Column("cost_usd", sa.Float, nullable=False),
+        sa.Column("seeded", sa.Boolean, nullable=False),
+        sa.Index("jeval_runs_dataset", "dataset", "started_at"),
+    )
+    cases = sa.Table(
+        "jeval_cases", md,
+        sa.Column("run_id", sa.String(32), sa.ForeignKey("jeval_runs.id", ondelete="CASCADE"),
+                  primary_key=True),
+        sa.Column("idx", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("case_id", sa.Text, nullable=False),
+        sa.Column("case_json", sa.Text, nullable=False),
+        sa.Column("report", sa.Text),  # JSON object, None when the case could not be scored
+        sa.Column("error", sa.Text),
+        sa.Column("passed", sa.Boolean),
+        sa.Column("scores", sa.Text, nullable=False),  # JSON {evaluator: score or null}
+        sa.Column("input_tokens", sa.BigInteger, nullable=False),
+        sa.Column("cost_usd", sa.Float, nullable=False),
+    )
+    return runs, cases
+
+
+runs_t, cases_t = _schema_1(sa.MetaData())  # the current schema
+
+
+def _migration_1(conn: Connection) -> None:
+    """The first schema: runs and their cases."""
+    md = sa.MetaData()
+    _schema_1(md)
+    md.create_all(conn)
+
+
+# Append only: entry i brings a database from version i to version i + 1.
+MIGRATIONS: list[Callable[[Connection], None]] = [_migration_1]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One stored run as the Dashboard lists it; counts come from the rows actually stored."""
+
+    id: str
+    name: str
+    dataset: str
+    dataset_hash: str
+    judge: str
+    model: str | None
+    evaluators: list[str]
+    thresholds: dict[str, float]
+    started_at: datetime
+    finished_at: datetime | None
+    status: str
+    cases: int  # how many the dataset holds
+    done: int  # how many have a stored row
+    passed: int
+    pass_rate: float | None  # passed / cases with a verdict, as aggregate.pass_rate
+    aggregates: dict[str, Any]
+    input_tokens: int
+    cost_usd: float
+    seeded: bool
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    """One scored (or failed) case of a run."""
+
+    index: int
+    case_id: str
+    case: dict[str, Any]
+    report: dict[str, Any] | None
+    error: str | None
+    passed: bool | None
+    scores: dict[str, float | None]
+    input_tokens: int
+    cost_usd: float
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, allow_nan=False, ensure_ascii=False)
+
+
+def _utc(value: datetime) -> datetime:
+    """Aware UTC whatever the database gave back (SQLite keeps no zone; we stored UTC)."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def default_url() -> str:
+    """`JEVAL_DB` if set, else a SQLite file in the user's data directory (created here)."""
+    env = os.environ.get(ENV, "").strip()
+    if env:
+        return env
+    import platformdirs
+
+    folder = Path(platformdirs.user_data_dir("jeval", appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True)
+    return URL.create("sqlite", database=str(folder / "jeval.db")).render_as_string()
+
+
+def _parse(raw: str) -> URL:
+    try:
+        url = make_url(raw)
+    except (ArgumentError, ValueError):
+        # Not echoed: an unparsable URL may hold a password we cannot find to redact.
+        raise JevalError(
+            f"{ENV} is not a database URL: use e.g. sqlite:////path/jeval.db or "
+            "postgresql+psycopg://user:password@host/dbname") from None
+    if url.drivername == "postgresql":  # SQLAlchemy's default driver is psycopg2; we ship psycopg 3
+        from importlib.util import find_spec
+
+        if find_spec("psycopg2") is None and find_spec("psycopg") is not None:
+            url = url.set(drivername="postgresql+psycopg")
+    return url
+
+
+def _sqlite_engine(url: URL) -> Engine:
+    engine = sa.create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_S})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (below)
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_S * 1000}")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA synchronous=NORMAL")  # durable across crashes of the app in WAL
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        # A writer takes the lock before it reads, so it waits (busy timeout) instead of
+        # failing when another process committed in between.
+        write = conn.get_execution_options().get("jeval_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine
+
+
+class Store:
+    """The run history behind one database URL. Use `open_store`; close it (or use `with`)."""
+
+    def __init__(self, engine: Engine, shown: str) -> None:
+        self._engine = engine
+        self.url = shown  # password hidden: safe to show
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def _fail(self, exc: BaseException, doing: str) -> JevalError:
+        secret = self._engine.url.password
+        reason = one_line(getattr(exc, "orig", None) or exc, 300)
+        if secret:
+            reason = reason.replace(str(secret), "***")
+        fix = ("its folder exists and is writable" if self._engine.dialect.name == "sqlite"
+               else "the server is up, the database exists, the user may write")
+        return JevalError(f"the run store at {self.url} could not {doing}: {reason}; "
+                          f"check {ENV} ({fix})")
+
+    @contextmanager
+    def _write(self, doing: str = "save") -> Iterator[Connection]:
+        try:
+            with self._engine.connect() as conn:
+                conn.execution_options(jeval_write=True)
+                with conn.begin():
+                    yield conn
+        except SQLAlchemyError as exc:
+            raise self._fail(exc, doing) from exc
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        try:
+            with self._engine.connect() as conn, conn.begin():
+                yield conn
+        except SQLAlchemyError as exc:
+            raise self._fail(exc, "be read") from exc
+
+    def migrate(self) -> int:
+        """Bring the schema up to the newest version; a no-op when it is there. Returns it."""
+        with self._write("be opened") as conn:
+            if self._engine.dialect.name == "postgresql":  # two first opens at once: one waits
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(74201)"))
+            schema_version.create(conn, checkfirst=True)
+            found = conn.execute(sa.select(schema_version.c.version)).scalar()
+            version = found or 0
+            if version > len(MIGRATIONS):
+                raise JevalError(
+                    f"the run store at {self.url} has schema version {version}, newer than this "
+                    f"jeval knows ({len(MIGRATIONS)}): upgrade jeval or point {ENV} elsewhere")
+            for step in MIGRATIONS[version:]:
+                step(conn)
+            if found is None:
+                conn.execute(schema_version.insert().values(version=len(MIGRATIONS)))
+            elif version < len(MIGRATIONS):
+                conn.execute(schema_version.update().values(version=len(MIGRATIONS)))
+            return len(MIGRATIONS)
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    @staticmethod
+    def _unknown(run_id: str) -> JevalError:
+        return JevalError(f"no stored run has the id {run_id!r}: list the runs to find its id")
+
+    # -- writing --------------------------------------------------------------------------
+
+    def start_run(self, *, name: str, dataset: str, dataset_hash: str, judge: str,
+                  model: str | None, evaluators: list[str], thresholds: dict[str, float],
+                  cases: int, seeded: bool = False) -> str:
+        """Record a run before its first case, so an interrupted one can be resumed."""
+        run_id = uuid.uuid4().hex
+        with self._write() as conn:
+            conn.execute(runs_t.insert().values(
+                id=run_id, name=name, dataset=dataset, dataset_hash=dataset_hash, judge=judge,
+                model=model, evaluators=_dumps(list(evaluators)),
+                thresholds=_dumps(dict(thresholds)), started_at=_now(), finished_at=None,
+                status="running", cases=cases, aggregates="{}", input_tokens=0, cost_usd=0.0,
+                seeded=seeded))
+        return run_id
+
+    def add_case(self, run_id: str, index: int, *, case_id: str, case: dict[str, Any],
+                 report: dict[str, Any] | None, error: str | None, passed: bool | None,
+                 scores: Mapping[str, float | None], input_tokens: int,
+                 cost_usd: float) -> None:
+        """Store one case's outcome; adding the same index again replaces it (resume)."""
+        row = {"case_id": case_id, "case_json": _dumps(case),
+               "report": None if report is None else _dumps(report), "error": error,
+               "passed": passed, "scores": _dumps(dict(scores)),
+               "input_tokens": input_tokens, "cost_usd": cost_usd}
+        key = (cases_t.c.run_id == run_id) & (cases_t.c.idx == index)
+        with self._write() as conn:
+            self._require(conn, run_id, lock=True)
+            # Update-then-insert works on every database; the run's row lock (PostgreSQL) or
+            # the write lock (SQLite) keeps two writers of the same index from racing.
+            if not conn.execute(cases_t.update().where(key).values(**row)).rowcount:
+                conn.execute(cases_t.insert().values(run_id=run_id, idx=index, **row))
+
+    def _require(self, conn: Connection, run_id: str, lock: bool = False) -> None:
+        query = sa.select(runs_t.c.id).where(runs_t.c.id == run_id)
+        if lock and self._engine.dialect.name != "sqlite":
+            query = query.with_for_update()
+        if conn.execute(query).first() is None:
+            raise self._unknown(run_id)
+
+    def reopen(self, run_id: str) -> None:
+        """Mark a stopped run as running again (resume), clearing its end time."""
+        with self._write() as conn:
+            done = conn.execute(runs_t.update().where(runs_t.c.id == run_id)
+                                .values(status="running", finished_at=None))
+            if not done.rowcount:
+                raise self._unknown(run_id)
+
+    def finish_run(self, run_id: str, *, status: str, aggregates: dict[str, Any],
+                   input_tokens: int, cost_usd: float) -> None:
+        """Record how a run ended, its dataset metrics, usage and cost."""
+        if status not in STATUSES[1:]:
+            raise ValueError(f"status must be one of {STATUSES[1:]}, not {status!r}")
+        with self._write() as conn:
+            done = conn.execute(runs_t.update().where(runs_t.c.id == run_id).values(
+                status=status, finished_at=_now(), aggregates=_dumps(aggregates),
+                input_tokens=input_tokens, cost_usd=cost_usd))
+            if not done.rowcount:
+                raise self._unknown(run_id)
+
+    def delete_run(self, run_id: str) -> None:
+        """Remove a run and its cases."""
+        with self._write() as conn:
+            conn.execute(cases_t.delete().where(cases_t.c.run_id == run_id))
+            if not conn.execute(runs_t.delete().where(runs_t.c.id == run_id)).rowcount:
+                raise self._unknown(run_id)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def _summaries(self, where: Any | None) -> list[RunSummary]:
+        c = cases_t.c
+        counts = (sa.select(c.run_id, sa.func.count().label("done"),
+                            sa.func.count(c.passed).label("verdicts"),
+                            sa.func.sum(sa.case((c.passed.is_(True), 1), else_=0)).label("passed"))
+                  .group_by(c.run_id).subquery())
+        query = (sa.select(runs_t, counts.c.done, counts.c.verdicts, counts.c.passed)
+                 .outerjoin(counts, counts.c.run_id == runs_t.c.id)
+                 .order_by(runs_t.c.started_at.desc(), runs_t.c.id.desc()))
+        if where is not None:
+            query = query.where(where)
+        with self._read() as conn:
+            rows = conn.execute(query).mappings().all()
+        out = []
+        for r in rows:
+            passed, verdicts = int(r["passed"] or 0), int(r["verdicts"] or 0)
+            out.append(RunSummary(
+                id=r["id"], name=r["name"], dataset=r["dataset"], dataset_hash=r["dataset_hash"],
+                judge=r["judge"], model=r["model"], evaluators=json.loads(r["evaluators"]),
+                thresholds=json.loads(r["thresholds"]), started_at=_utc(r["started_at"]),
+                finished_at=r["finished_at"] and _utc(r["finished_at"]), status=r["status"],
+                cases=r["cases"],                done=int(r["done"] or 0), passed=passed,
+                pass_rate=passed / verdicts if verdicts else None,
+                aggregates=json.loads(r["aggregates"]), input_tokens=int(r["input_tokens"]),
+                cost_usd=float(r["cost_usd"]), seeded=bool(r["seeded"])))
+        return out
+
+    def runs(self, dataset: str | None = None) -> list[RunSummary]:
+        """Every stored run (or those of one dataset), newest first."""
+        return self._summaries(None if dataset is None else runs_t.c.dataset == dataset)
+
+    def run(self, run_id: str) -> RunSummary:
+        found = self._summaries(runs_t.c.id == run_id)
+        if not found:
+            raise self._unknown(run_id)
+        return found[0]
+
+    def cases(self, run_id: str) -> list[CaseRow]:
+        """A run's stored cases in dataset order."""
+        with self._read() as conn:
+            self._require(conn, run_id)
+            rows = conn.execute(sa.select(cases_t).where(cases_t.c.run_id == run_id)
+                                .order_by(cases_t.c.idx)).mappings().all()
+        return [CaseRow(index=r["idx"], case_id=r["case_id"], case=json.loads(r["case_json"]),
+                        report=None if r["report"] is None else json.loads(r["report"]),
+                        error=r["error"], passed=r["passed"], scores=json.loads(r["scores"]),
+                        input_tokens=int(r["input_tokens"]), cost_usd=float(r["cost_usd"]))
+                for r in rows]
+
+    def done_indices(self, run_id: str) -> set[int]:
+        """Indices that already have a row: what a resumed run skips."""
+        with self._read() as conn:
+            self._require(conn, run_id)
+            found = conn.execute(sa.select(cases_t.c.idx).where(cases_t.c.run_id == run_id))
+            return {int(i) for i in found.scalars()}
+
+    def is_empty(self) -> bool:
+        """No run stored yet: the cue to seed example runs."""
+        with self._read() as conn:
+            return conn.execute(sa.select(runs_t.c.id).limit(1)).first() is None
+
+
+def open_store(url: str | None = None) -> Store:
+    """The run store at `url`, else `JEVAL_DB`, else the SQLite file in the user data dir.
+
+    The schema is created or migrated on open, so every Store is ready to use.
+    """
+    parsed = _parse(url if url is not None else default_url())
+    shown = parsed.render_as_string(hide_password=True)
+    try:
+        if parsed.get_backend_name() == "sqlite":
+            engine = _sqlite_engine(parsed)
+        else:
+            engine = sa.create_engine(parsed, pool_pre_ping=True)
+    except (NoSuchModuleError, ImportError) as exc:
+        raise JevalError(
+            f"{ENV} names a database whose driver is not installed ({shown}): install it "
+            "(PostgreSQL: pip install 'psycopg[binary]', URL postgresql+psycopg://...)") from exc
+    except (ArgumentError, SQLAlchemyError, ValueError) as exc:
+        raise JevalError(f"{ENV} is not a usable database URL ({shown}): "
+                         f"{one_line(exc, 200)}") from exc
+    store = Store(engine, shown)
+    try:
+        store.migrate()
+    except BaseException:
+        store.close()
+        raise
+    return store
