@@ -365,7 +365,7 @@ def test_each_chunk_shows_its_p_and_the_words_that_drove_it():
     at = app()
     beside = [m.value for m in at.markdown if "-badge[p " in m.value]
     assert len(beside) == 4
-    assert beside[0].startswith(":green-badge[p 0.62 · relevant]")
+    assert beside[0].startswith(":green-badge[p 0.65 · relevant]")
     assert "why: :orange-background[Price]" in beside[0]
     assert beside[1].startswith(":gray-badge[p 0.05 · not relevant]")
 
@@ -493,7 +493,7 @@ def test_presentation_mode_hides_the_editor():
     at.sidebar.toggle(key="present").set_value(True).run()
     assert not chunk_areas(at) and not at.text_area
     assert any(m.value.startswith("# :green[PASS]") for m in at.markdown)
-    assert any(m.value.startswith("**context[0]** :green-badge[p 0.62") for m in at.markdown)
+    assert any(m.value.startswith("**context[0]** :green-badge[p 0.65") for m in at.markdown)
     assert metric(at, "label") == ["50% yes"]
     at.sidebar.toggle(key="present").set_value(False).run()
     assert len(chunk_areas(at)) == 4
