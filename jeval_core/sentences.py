@@ -4,30 +4,32 @@ pysbd is a maintained rule-based splitter that knows about abbreviations, decima
 prices ("$4.50", "e.g."), which a hand regex gets wrong. Its cost grows faster than the text,
 so it only ever sees short blocks: paragraphs, cut at line breaks (and, for one endless
 line, at spaces) into pieces of at most BLOCK characters. That keeps splitting linear.
-Splitting is pure, so it is cached.
+Splitting is pure, so it is cached. A pysbd Segmenter keeps state while it segments, so each
+thread has its own (one shared by a batch's threads returned other texts' sentences).
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 from typing import Any
 
 from .text import has_text
 
 BLOCK = 600  # characters pysbd sees at once
-_segmenter: Any = None
+_local = threading.local()
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _MARKER = re.compile(r"^(?:\(?\d{1,6}[.)]|\(?[a-zA-Z][.)]|[-*\u2022])$")  # "1." "(b)" "-" alone
 
 
 def _get_segmenter() -> Any:
-    global _segmenter
-    if _segmenter is None:
+    segmenter = getattr(_local, "segmenter", None)
+    if segmenter is None:
         import pysbd
 
-        _segmenter = pysbd.Segmenter(language="en", clean=False)
-    return _segmenter
+        segmenter = _local.segmenter = pysbd.Segmenter(language="en", clean=False)
+    return segmenter
 
 
 def _blocks(paragraph: str) -> list[str]:

@@ -174,3 +174,17 @@ def test_the_judges_limiter_paces_a_real_batch():
                               concurrency=1)
     assert all(o.report is not None for o in outcomes)
     assert clock.sleeps == [pytest.approx(60.0, abs=1e-3)]  # the third waits out the minute
+
+
+def test_sentences_split_alike_from_many_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from jeval_core import sentences
+
+    texts = [f"Case {i} says one thing. It says a second thing about item {i}! Does it end?"
+             for i in range(400)]
+    sentences.split.cache_clear()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        found = list(pool.map(sentences.split, texts))
+    assert all(len(parts) == 3 and parts[0].startswith(f"Case {i} ")
+               for i, parts in enumerate(found))
