@@ -10,13 +10,38 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Protocol
 
 from .case import Case
-from .errors import JevalError
+from .errors import JevalError, JudgeError
 from .evaluators import Evaluator
 from .judges import Judge
+from .judges.base import Usage
+from .results import Result
 from .scoring import Report, score
 from .text import one_line
+
+
+class Scored(Protocol):
+    """What a dataset summary reads of a scored case (a fresh Report, or one read back)."""
+
+    @property
+    def results(self) -> Mapping[str, Result]: ...
+    @property
+    def usage(self) -> Usage: ...
+    @property
+    def cost_usd(self) -> float: ...
+    @property
+    def passed(self) -> bool | None: ...
+
+
+class CaseOutcome(Protocol):
+    """A case's fate as a summary reads it: its row index and what scoring left."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def report(self) -> Scored | None: ...
 
 
 @dataclass(frozen=True)
@@ -27,6 +52,7 @@ class Outcome:
     report: Report | None
     error: str | None = None
     internal: bool = False  # the error was a bug, not bad input or an unreachable judge
+    judge_error: bool = False  # the judge could not answer (a resume may succeed)
 
 
 def score_many(
@@ -37,12 +63,20 @@ def score_many(
     thresholds: Mapping[str, float] | None = None,
     concurrency: int = 8,
     on_done: Callable[[Outcome], None] | None = None,
+    each: Sequence[Sequence[Evaluator] | None] | None = None,
+    each_thresholds: Sequence[Mapping[str, float]] | None = None,
 ) -> list[Outcome]:
-    """Score every case, `concurrency` at a time; outcomes in input order."""
+    """Score every case, `concurrency` at a time; outcomes in input order. `each` and
+    `each_thresholds`, when given, are per case and take the place of `chosen` and
+    `thresholds` (a dataset's rows may each name their own)."""
 
     def one(index: int) -> Outcome:
+        mine = chosen if each is None else each[index]
+        limits = thresholds if each_thresholds is None else each_thresholds[index]
         try:
-            outcome = Outcome(index, score(cases[index], chosen, judge, thresholds))
+            outcome = Outcome(index, score(cases[index], mine, judge, limits))
+        except JudgeError as err:
+            outcome = Outcome(index, None, str(err), judge_error=True)
         except JevalError as err:
             outcome = Outcome(index, None, str(err))
         except Exception as err:  # a bug on one case must not throw away the others' results

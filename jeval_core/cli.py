@@ -74,7 +74,8 @@ def _main(argv: Sequence[str] | None) -> int:
 
     args = _build_parser().parse_args(argv)
     if not getattr(args, "command", None):
-        _fail("choose a command: request, score or models (see `jeval --help`)", BAD_INPUT)
+        _fail("choose a command: request, score, run, runs or models (see `jeval --help`)",
+              BAD_INPUT)
     try:
         return int(args.run(args))
     except JevalError as err:
@@ -106,8 +107,8 @@ def _build_parser() -> _Parser:
     request.add_argument("--model", help="model name sent in the body (default: jev-latest)")
     request.set_defaults(run=_run_request)
 
-    scorer = sub.add_parser("score", help="score a case and print the results")
-    scorer.add_argument("case", metavar="CASE.json", help=case_help)
+    scorer = sub.add_parser("score", help="score one or more cases and print the results")
+    scorer.add_argument("cases", metavar="CASE.json", nargs="+", help=case_help)
     scorer.add_argument("--evaluators", help=evaluators_help)
     scorer.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                         help=threshold_help)
@@ -119,8 +120,13 @@ def _build_parser() -> _Parser:
     scorer.add_argument("--model", help="model for --judge jev (default: jev-latest)")
     scorer.add_argument("--format", default="text", choices=("json", "text"))
     scorer.add_argument("--check", action="store_true",
-                        help="exit 1 when the case does not pass (for CI gates)")
+                        help="exit 1 when any case does not pass (for CI gates)")
     scorer.set_defaults(run=_run_score)
+
+    from . import cli_run
+
+    cli_run.add_parser(sub, evaluators_help, threshold_help)
+    cli_run.add_runs_parser(sub)
 
     models = sub.add_parser("models", help="list the models a Jev-compatible server offers")
     models.add_argument("--base-url", help="server root (default: $TYPESAFE_BASE_URL or "
@@ -148,8 +154,10 @@ def _run_score(args: argparse.Namespace) -> int:
     from .errors import CaseError
     from .scoring import score
 
-    loaded = _load(args.case, args.evaluators)
-    thresholds = {**loaded.thresholds, **evaluators.thresholds(args.threshold)}
+    if "-" in args.cases and len(args.cases) > 1:
+        raise CaseError("- (standard input) cannot be mixed with case files")
+    loaded = [_load(path, args.evaluators) for path in args.cases]
+    extra = evaluators.thresholds(args.threshold)
     judge: Judge
     if args.judge == "jev":
         judge = _jev(args.base_url, args.model)
@@ -158,14 +166,20 @@ def _run_score(args: argparse.Namespace) -> int:
     else:
         judge = judges.get(args.judge)
     try:
-        report = score(loaded.case, loaded.chosen(), judge, thresholds)
+        reports = [score(one.case, one.chosen(), judge, {**one.thresholds, **extra})
+                   for one in loaded]
     finally:
         judge.close()
     if args.format == "json":
-        _print_json(report.to_dict())
+        _print_json(reports[0].to_dict() if len(reports) == 1 else
+                    [{"file": path, **r.to_dict()} for path, r in zip(args.cases, reports,
+                                                                      strict=True)])
     else:
-        print(render_text(report))
-    return FAILED if args.check and report.passed is not True else SCORED
+        print("\n\n".join(render_text(r) if len(reports) == 1 else f"== {path}\n"
+                           + render_text(r) for path, r in zip(args.cases, reports,
+                                                                strict=True)))
+    failed = any(r.passed is not True for r in reports)
+    return FAILED if args.check and failed else SCORED
 
 
 def _run_models(args: argparse.Namespace) -> int:

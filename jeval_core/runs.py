@@ -1,0 +1,211 @@
+"""A dataset run: score every row, keep each finished row in the store as it lands, summarise.
+
+The CLI's `jeval run` and the Dataset page both call `run_dataset`. Every finished case is
+written before the next slice starts, so a run stopped by Ctrl+C, a crash or a storm of 429s
+is continued by `resume=` without rescoring or losing a finished row; the summary is computed
+from the stored rows and the new ones alike.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import evaluators as registry
+from .aggregate import Summary, summarise
+from .batch import Outcome, score_many
+from .datasets import Dataset
+from .errors import JevalError
+from .evaluators import Evaluator
+from .judges.base import Judge, Usage
+from .results import Detail, Result, case_passed
+from .scoring import Report
+from .store import CaseRow, RunSummary, Store
+
+SLICE = 64  # cases scored between two checks for "cancel"; each lands in the store at once
+
+
+@dataclass(frozen=True)
+class StoredReport:
+    """A finished case read back from the store: what the summary reads of a Report."""
+
+    results: dict[str, Result]
+    usage: Usage
+    cost_usd: float
+
+    @property
+    def passed(self) -> bool | None:
+        return case_passed(self.results)
+
+    @classmethod
+    def of(cls, row: CaseRow) -> StoredReport | None:
+        if row.report is None:
+            return None
+        results = {name: result_from_dict(name, data)
+                   for name, data in row.report.get("results", {}).items()}
+        usage = row.report.get("usage") or {}
+        return cls(results, Usage(int(usage.get("input_tokens", 0)),
+                                  int(usage.get("requests", 0))), row.cost_usd)
+
+
+def result_from_dict(name: str, data: Mapping[str, Any]) -> Result:
+    """A Result from its `to_dict()` form (the share behind a binary score is not kept)."""
+    details = tuple(
+        Detail(id=d["id"], judged=d["judged"], question=d["question"], p=float(d["p"]),
+               yes=bool(d["yes"]), verdict=d["verdict"],
+               evidence=tuple((e["start"], e["end"], e["text"]) for e in d.get("evidence", ())))
+        for d in data.get("details", ()))
+    return Result(evaluator=name, score=data.get("score"), threshold=float(data["threshold"]),
+                  higher_is_better=bool(data["higher_is_better"]), reason=data.get("reason", ""),
+                  details=details)
+
+
+@dataclass(frozen=True)
+class StoredOutcome:
+    """A case finished before a resume, as the store kept it."""
+
+    index: int
+    report: StoredReport | None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a run is: for progress bars."""
+
+    done: int  # cases with an outcome, including those finished before a resume
+    total: int
+    failed: int  # cases that did not pass
+    errored: int  # cases the judge could not answer
+    last: Outcome | None = None  # the case that just landed
+
+
+@dataclass
+class RunOutcome:
+    """What a run left: its stored summary, the aggregates, and each case's outcome."""
+
+    run: RunSummary
+    summary: Summary
+    outcomes: dict[int, Outcome | StoredOutcome] = field(default_factory=dict)
+    judge_errors: int = 0  # cases the judge could not answer (worth a resume)
+
+
+def run_dataset(
+    dataset: Dataset,
+    judge: Judge,
+    store: Store,
+    *,
+    chosen: Sequence[Evaluator] | None = None,
+    thresholds: Mapping[str, float] | None = None,
+    name: str | None = None,
+    resume: str | None = None,
+    concurrency: int = 8,
+    seeded: bool = False,
+    on_progress: Callable[[Progress], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> RunOutcome:
+    """Score `dataset` with `judge` into `store`; continue run `resume` if given.
+
+    `chosen` None: each row's own evaluators (or the defaults for its case). Thresholds given
+    here win over a row's own. A KeyboardInterrupt or `cancel` ends the run as "cancelled"
+    with every finished case kept.
+    """
+    if not dataset.rows:
+        raise JevalError(f"{dataset.name} has no case that could be read: nothing to run")
+    chosen = None if chosen is None else registry.resolve(list(chosen))
+    thresholds = dict(thresholds or {})
+    outcomes: dict[int, Outcome | StoredOutcome] = {}
+    if resume:
+        run_id = _reopen(store, resume, dataset)
+        for row in store.cases(run_id):
+            if row.index < len(dataset.rows):
+                outcomes[row.index] = StoredOutcome(row.index, StoredReport.of(row), row.error)
+    else:
+        names = [e.name for e in chosen] if chosen is not None else ["per case"]
+        run_id = store.start_run(
+            name=name or f"{dataset.name} · {judge.name}", dataset=dataset.name,
+            dataset_hash=dataset.sha256, judge=judge.name, model=judge.model,
+            evaluators=names, thresholds=thresholds, cases=len(dataset.rows), seeded=seeded)
+    todo = [i for i in range(len(dataset.rows)) if i not in outcomes]
+    counts = {"failed": sum(1 for o in outcomes.values() if o.report and not o.report.passed),
+              "errored": sum(1 for o in outcomes.values() if o.report is None)}
+    judge_errors = 0
+    lock = threading.Lock()
+
+    def landed(outcome: Outcome) -> None:
+        nonlocal judge_errors
+        row = dataset.rows[outcome.index]
+        report = outcome.report
+        store.add_case(
+            run_id, outcome.index, case_id=row.id, case=row.to_dict(),
+            report=report.to_dict() if isinstance(report, Report) else None,
+            error=outcome.error, passed=None if report is None else report.passed,
+            scores={} if report is None else {n: r.score for n, r in report.results.items()},
+            input_tokens=0 if report is None else report.usage.input_tokens,
+            cost_usd=0.0 if report is None else report.cost_usd)
+        with lock:
+            outcomes[outcome.index] = outcome
+            if report is None:
+                counts["errored"] += 1
+                judge_errors += outcome.judge_error
+            elif report.passed is not True:
+                counts["failed"] += 1
+            if on_progress is not None:
+                on_progress(Progress(len(outcomes), len(dataset.rows), counts["failed"],
+                                     counts["errored"], outcome))
+
+    status = "finished"
+    try:
+        if on_progress is not None:
+            on_progress(Progress(len(outcomes), len(dataset.rows), counts["failed"],
+                                 counts["errored"]))
+        for start in range(0, len(todo), SLICE):
+            if cancel is not None and cancel.is_set():
+                status = "cancelled"
+                break
+            part = todo[start:start + SLICE]
+            cases = [dataset.rows[i].case for i in part]
+
+            def done(o: Outcome, part: list[int] = part) -> None:
+                landed(_at(o, part[o.index]))
+
+            score_many(cases, chosen, judge, thresholds=thresholds, concurrency=concurrency,
+                       on_done=done,
+                       each=None if chosen is not None
+                       else [dataset.rows[i].casefile.chosen() for i in part],
+                       each_thresholds=[{**dataset.rows[i].casefile.thresholds, **thresholds}
+                                        for i in part])
+    except KeyboardInterrupt:
+        status = "cancelled"
+        _finish(store, run_id, dataset, outcomes, status)
+        raise
+    except BaseException:
+        _finish(store, run_id, dataset, outcomes, "failed")
+        raise
+    summary = _finish(store, run_id, dataset, outcomes, status)
+    return RunOutcome(store.run(run_id), summary, outcomes, judge_errors)
+
+
+def _at(outcome: Outcome, index: int) -> Outcome:
+    """The outcome re-indexed from its slice to its row in the dataset."""
+    return Outcome(index, outcome.report, outcome.error, outcome.internal, outcome.judge_error)
+
+
+def _reopen(store: Store, run_id: str, dataset: Dataset) -> str:
+    previous = store.run(run_id)
+    if previous.dataset_hash != dataset.sha256:
+        raise JevalError(f"run {run_id[:8]} scored another version of {previous.dataset}: "
+                         "resume it with the same file, or start a new run")
+    store.reopen(run_id)
+    return run_id
+
+
+def _finish(store: Store, run_id: str, dataset: Dataset,
+            outcomes: Mapping[int, Outcome | StoredOutcome],
+            status: str) -> Summary:
+    summary = summarise(dataset.rows, outcomes.values())
+    store.finish_run(run_id, status=status, aggregates=summary.to_dict(),
+                     input_tokens=summary.input_tokens, cost_usd=summary.cost_usd)
+    return summary
