@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import evaluators as registry
@@ -209,3 +210,34 @@ def _finish(store: Store, run_id: str, dataset: Dataset,
     store.finish_run(run_id, status=status, aggregates=summary.to_dict(),
                      input_tokens=summary.input_tokens, cost_usd=summary.cost_usd)
     return summary
+
+
+SAMPLE = Path(__file__).resolve().parent.parent / "assets" / "datasets" / "sample.jsonl"
+# (name, judge, thresholds) of the example runs a new history starts with.
+SEEDS: tuple[tuple[str, str, dict[str, float]], ...] = (
+    ("Example · sample dataset · lexical judge", "lexical", {}),
+    ("Example · sample dataset · local judge", "local", {}),
+    ("Example · sample dataset · local judge, strict chunks (0.7)", "local",
+     {"chunk_relevance": 0.7}),
+)
+_seeding = threading.Lock()
+
+
+def seed(store: Store, dataset_path: Path = SAMPLE) -> list[str]:
+    """On an empty store, score the sample dataset for real into a few clearly labelled example
+    runs, so the history and the dashboard have something to show; ids of the runs made."""
+    from . import datasets, judges
+
+    with _seeding:
+        if not store.is_empty() or not dataset_path.is_file():
+            return []
+        dataset = datasets.load(dataset_path)
+        made = []
+        for name, judge_name, thresholds in SEEDS:
+            judge = judges.get(judge_name)
+            try:
+                made.append(run_dataset(dataset, judge, store, thresholds=thresholds, name=name,
+                                        seeded=True).run.id)
+            finally:
+                judge.close()
+        return made

@@ -197,3 +197,14 @@ def test_a_killed_jeval_run_loses_no_finished_case(tmp_path):
         after = {r.index: r.report for r in s.cases(run.id)}
         assert s.run(run.id).status == "finished"
     assert len(after) == 45 and all(after[i] == report for i, report in before.items())
+
+
+def test_an_empty_history_starts_with_labelled_example_runs_scored_for_real(store):
+    from jeval_core.runs import SEEDS, seed
+
+    made = seed(store)
+    runs = store.runs()
+    assert len(made) == len(runs) == len(SEEDS)
+    assert all(r.seeded and r.name.startswith("Example") and r.done == 45 for r in runs)
+    assert {r.judge for r in runs} == {"local", "lexical"}
+    assert seed(store) == []  # only ever on an empty store
