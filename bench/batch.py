@@ -1,0 +1,127 @@
+"""Dataset runs as users run them (`run_dataset` into a store file): cases per second per judge,
+the hosted judge's request rate under the real limits, and memory over a long run.
+
+    python bench/batch.py                 # everything (~3-4 minutes on 2 cores)
+    python bench/batch.py --only speed    # or: jev, memory
+
+Figures print; nothing is asserted. The synthetic cases are seed-sized (4 chunks of ~25 words,
+chunk_relevance, as the seed example) and every case's text differs, so caches do not help.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from jevcompat.mock import MockConfig, Running
+
+from jeval_core import datasets, judges
+from jeval_core.judges.jev import JevJudge
+from jeval_core.limits import RateLimiter
+from jeval_core.runs import run_dataset
+from jeval_core.store import open_store
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
+SEED = json.loads((ROOT / "assets" / "examples" / "jev_pricing.json").read_text("utf-8"))
+
+
+def synthetic(n: int) -> datasets.Dataset:
+    """n seed-sized cases, each with its own wording (a case number in every text)."""
+    rows = []
+    for i in range(n):
+        rows.append(json.dumps({
+            "id": f"s{i}", "input": f"{SEED['input']} (case {i})",
+            "context": [f"{c} [doc {i}-{k}]" for k, c in enumerate(SEED["context"])],
+            "context_labels": [1, 0, 0, 1], "evaluators": ["chunk_relevance"]}))
+    return datasets.read("\n".join(rows).encode(), f"synthetic-{n}.jsonl")
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def timed_run(dataset: datasets.Dataset, judge_name: str, concurrency: int = 2,
+              **settings: object) -> tuple[float, int]:
+    """Cases per second of one run into a fresh store file, and how many cases errored."""
+    judge = judges.get(judge_name) if judge_name != "jev" else settings.pop("judge")
+    if judge_name == "local":
+        judge.warm_up()
+        run_with(judge, synthetic(4), concurrency)  # model loaded outside the timing
+    started = time.perf_counter()
+    outcome = run_with(judge, dataset, concurrency)
+    elapsed = time.perf_counter() - started
+    return len(dataset.rows) / elapsed, outcome.summary.errored
+
+
+def run_with(judge: object, dataset: datasets.Dataset, concurrency: int):  # noqa: ANN201
+    with tempfile.TemporaryDirectory() as tmp, open_store(f"sqlite:///{tmp}/runs.db") as store:
+        return run_dataset(dataset, judge, store, concurrency=concurrency)  # type: ignore[arg-type]
+
+
+def speed() -> None:
+    sample = datasets.load(SAMPLE)
+    many = synthetic(1000)
+    print(f"{'judge':8} {'dataset':44} {'cases/s':>8}")
+    for judge_name in ("lexical", "local"):
+        for label, data in ((f"sample ({len(sample.rows)} cases, each its evaluators)",
+                             sample), ("synthetic 1,000 seed-sized cases", many)):
+            rate, errors = timed_run(data, judge_name)
+            print(f"{judge_name:8} {label:44} {rate:8.1f}" + (f"  ({errors} errors)"
+                                                                if errors else ""))
+
+
+def jev(requests: int) -> None:
+    """The hosted judge against the jevcompat mock, limiter at the real limits (1,200/min)."""
+    data = synthetic(requests)
+    with Running(MockConfig()) as server:
+        judge = JevJudge(api_key="sk-bench-0000000000", base_url=server.url,
+                         limiter=RateLimiter())
+        started = time.perf_counter()
+        outcome = run_with(judge, data, concurrency=16)
+        elapsed = time.perf_counter() - started
+        judge.close()
+    sent = outcome.summary.requests
+    per_minute = sent / elapsed * 60
+    print(f"jev      {requests} cases via jevcompat mock: {sent} requests in {elapsed:.1f} s = "
+          f"{per_minute:.0f}/min ({per_minute / 1200:.1%} of 1,200/min), "
+          f"{outcome.summary.errored} errors")
+
+
+def memory(n: int) -> None:
+    data = synthetic(n)
+    judge = judges.get("lexical")
+    start = rss_mb()
+    with tempfile.TemporaryDirectory() as tmp, open_store(f"sqlite:///{tmp}/runs.db") as store:
+        half = datasets.Dataset(data.name, data.rows[: n // 2], [], data.sha256)
+        run_dataset(half, judge, store)
+        middle = rss_mb()
+        run_dataset(data, judge, store)
+    print(f"memory   lexical, {n // 2} then {n} cases: RSS {start:.0f} MB at start, "
+          f"{middle:.0f} MB after {n // 2}, {rss_mb():.0f} MB after {n} more")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("speed", "jev", "memory"))
+    parser.add_argument("--requests", type=int, default=1500)
+    parser.add_argument("--cases", type=int, default=2000)
+    args = parser.parse_args()
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    if args.only in (None, "speed"):
+        speed()
+    if args.only in (None, "jev"):
+        jev(args.requests)
+    if args.only in (None, "memory"):
+        memory(args.cases)
+
+
+if __name__ == "__main__":
+    main()
