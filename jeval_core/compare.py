@@ -1,0 +1,443 @@
+"""Judges side by side on one dataset, rankings by rank position, and two runs compared.
+
+`run_judges` scores a dataset once per judge with `runs.run_dataset`, so every judge's pass is
+also a stored run (on the Dashboard, resumable, with the same summary as the Dataset page);
+the store costs a few writes per case, nothing next to a judge's answer. `compare` then reads
+the outcomes only: per pair of judges, how often their verdicts agree question by question
+(matched by evaluator and question id), the Pearson correlation of their p, and the questions
+where their p are furthest apart; per judge, the chunk verdicts against human labels
+(`aggregate.summarise`); and for the dataset, the retriever's ranking against the reranked one
+by precision@k and by rank position (from the labels, so no judge is needed for it).
+
+`diff_runs` compares two stored runs case by case: which cases flipped between pass and fail,
+and the reasons each side gave.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from . import evaluators as registry
+from .aggregate import KS, RankingSummary, Scoring, Summary, summarise
+from .datasets import Dataset, DatasetRow
+from .errors import JevalError
+from .evaluators import Evaluator
+from .judges.base import Judge
+from .results import Result, is_yes
+from .runs import Progress, StoredOutcome, StoredReport, run_dataset
+from .store import CaseRow, Store
+
+DISAGREEMENTS = 20  # questions kept per pair of judges, largest gap in p first
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Pearson's r of two equally long series; None with fewer than two points or when
+    either series is constant (r is undefined then, not 0)."""
+    if len(xs) != len(ys):
+        raise JevalError(f"{len(xs)} values against {len(ys)}: the series must pair up")
+    n = len(xs)
+    if n < 2:
+        return None
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx <= 0 or syy <= 0:
+        return None
+    return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
+
+
+# --- judges side by side --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """One question two judges answered far apart."""
+
+    index: int  # the row in the dataset
+    case_id: str
+    evaluator: str
+    question_id: str
+    judged: str  # what the question is about: `context[2]`, `output[0]`
+    question: str  # verbatim
+    p_a: float
+    p_b: float
+
+    @property
+    def gap(self) -> float:
+        return abs(self.p_a - self.p_b)
+
+    @property
+    def verdicts_differ(self) -> bool:
+        return is_yes(self.p_a) != is_yes(self.p_b)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "case_id": self.case_id, "evaluator": self.evaluator,
+                "question_id": self.question_id, "judged": self.judged,
+                "question": self.question, "p_a": self.p_a, "p_b": self.p_b, "gap": self.gap,
+                "verdicts_differ": self.verdicts_differ}
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How far two judges agree on the questions both answered."""
+
+    a: str
+    b: str
+    questions: int  # (case, evaluator, question id) answered by both
+    same: int  # of those, with the same yes/no verdict
+    correlation: float | None  # Pearson r of the two judges' p over those questions
+    cases: int = 0  # cases both gave a verdict on
+    same_cases: int = 0  # of those, with the same pass/fail
+    by_evaluator: dict[str, tuple[int, int]] = field(default_factory=dict)  # (questions, same)
+    disagreements: list[Disagreement] = field(default_factory=list)  # largest gap first
+
+    @property
+    def rate(self) -> float | None:
+        """Share of questions with the same verdict."""
+        return self.same / self.questions if self.questions else None
+
+    @property
+    def case_rate(self) -> float | None:
+        """Share of cases with the same overall pass/fail."""
+        return self.same_cases / self.cases if self.cases else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "questions": self.questions, "same": self.same,
+                "rate": self.rate, "correlation": self.correlation, "cases": self.cases,
+                "same_cases": self.same_cases, "case_rate": self.case_rate,
+                "by_evaluator": {name: {"questions": q, "same": s, "rate": s / q if q else None}
+                                 for name, (q, s) in self.by_evaluator.items()},
+                "disagreements": [d.to_dict() for d in self.disagreements]}
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    """One judge's pass over the dataset: its stored run and its summary (chunk verdicts
+    against the labels are `summary.chunks`)."""
+
+    judge: str
+    summary: Summary
+    run_id: str | None = None
+    status: str = "finished"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"judge": self.judge, "run_id": self.run_id, "status": self.status,
+                "summary": self.summary.to_dict()}
+
+
+@dataclass(frozen=True)
+class RankPrecision:
+    """At one rank position: the share of rows whose chunk there is relevant (labels).
+
+    `retriever` is over every labelled row long enough; `retriever_on_reranked` and
+    `reranked` over the rows that also give a reranked order, so those two are a fair pair.
+    """
+
+    rank: int  # 1-based
+    retriever: float | None
+    retriever_cases: int
+    retriever_on_reranked: float | None = None
+    reranked: float | None = None
+    reranked_cases: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rank": self.rank, "retriever": self.retriever,
+                "retriever_cases": self.retriever_cases,
+                "retriever_on_reranked": self.retriever_on_reranked,
+                "reranked": self.reranked, "reranked_cases": self.reranked_cases}
+
+
+LabelOrder = tuple[Sequence[bool], Sequence[bool] | None]
+
+
+def orders_of_rows(rows: Iterable[DatasetRow]) -> list[LabelOrder]:
+    """Per labelled row: relevance in the retriever's order and, if given, the reranked one."""
+    return [(r.labels, r.reranked_labels()) for r in rows if r.labels is not None]
+
+
+def orders_of_cases(cases: Iterable[Mapping[str, Any]]) -> list[LabelOrder]:
+    """The same from stored cases (a row's `to_dict()`: `context_labels`, `reranked`)."""
+    out: list[LabelOrder] = []
+    for case in cases:
+        labels = case.get("context_labels")
+        if not isinstance(labels, list):
+            continue
+        relevant = [bool(x) for x in labels]
+        order = case.get("reranked")
+        again = None
+        if isinstance(order, list) and all(isinstance(i, int) and 0 <= i < len(relevant)
+                                           for i in order):
+            again = [relevant[i] for i in order]
+        out.append((relevant, again))
+    return out
+
+
+def precision_by_rank(orders: Sequence[LabelOrder]) -> list[RankPrecision]:
+    """How often the chunk at each rank is relevant, retriever against reranker: where in the
+    list the relevant chunks sit (a good reranker moves them up)."""
+    depth = max((len(first) for first, _ in orders), default=0)
+    paired = [(first, second) for first, second in orders if second is not None]
+
+    def share(lists: Sequence[Sequence[bool]], rank: int) -> tuple[float | None, int]:
+        here = [bool(items[rank]) for items in lists if len(items) > rank]
+        return (sum(here) / len(here) if here else None), len(here)
+
+    out = []
+    for rank in range(depth):
+        retriever, n = share([first for first, _ in orders], rank)
+        on_reranked, _ = share([first for first, _ in paired], rank)
+        reranked, m = share([second for _, second in paired if second is not None], rank)
+        out.append(RankPrecision(rank + 1, retriever, n, on_reranked, reranked, m))
+    return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A dataset scored by several judges, side by side."""
+
+    dataset: str
+    judges: list[JudgeRun]
+    pairs: list[Agreement]
+    ranking: RankingSummary | None  # retriever vs reranked precision@k, from the labels
+    by_rank: list[RankPrecision] = field(default_factory=list)
+    cancelled: bool = False  # stopped early: the numbers cover the cases that finished
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dataset": self.dataset, "cancelled": self.cancelled,
+                "judges": [j.to_dict() for j in self.judges],
+                "pairs": [p.to_dict() for p in self.pairs],
+                "ranking": self.ranking.to_dict() if self.ranking else None,
+                "by_rank": [r.to_dict() for r in self.by_rank]}
+
+
+def _answers(result: Result) -> dict[str, tuple[float, str, str]]:
+    """A result's questions by id: (p, what it judged, the question verbatim)."""
+    return {d.id: (d.p, d.judged, d.question) for d in result.details}
+
+
+def agreement(rows: Sequence[DatasetRow], a: str, outcomes_a: Mapping[int, Scoring],
+              b: str, outcomes_b: Mapping[int, Scoring],
+              keep: int = DISAGREEMENTS) -> Agreement:
+    """Two judges' answers matched case by case, evaluator by evaluator, question by
+    question id; questions only one judge answered (a skipped evaluator, an errored case)
+    are left out of every number."""
+    pa: list[float] = []
+    pb: list[float] = []
+    same = cases = same_cases = 0
+    by_evaluator: dict[str, list[int]] = {}
+    found: list[Disagreement] = []
+    for index in sorted(set(outcomes_a) & set(outcomes_b)):
+        ra, rb = outcomes_a[index].report, outcomes_b[index].report
+        if ra is None or rb is None or index >= len(rows):
+            continue
+        if ra.passed is not None and rb.passed is not None:
+            cases += 1
+            same_cases += ra.passed == rb.passed
+        for name in ra.results.keys() & rb.results.keys():
+            first, second = ra.results[name], rb.results[name]
+            if first.skipped or second.skipped:
+                continue
+            theirs = _answers(second)
+            for qid, (p, judged, question) in _answers(first).items():
+                if qid not in theirs:
+                    continue
+                q = theirs[qid][0]
+                pa.append(p)
+                pb.append(q)
+                agree = is_yes(p) == is_yes(q)
+                same += agree
+                tally = by_evaluator.setdefault(name, [0, 0])
+                tally[0] += 1
+                tally[1] += agree
+                found.append(Disagreement(index, rows[index].id, name, qid, judged, question,
+                                          p, q))
+    found.sort(key=lambda d: (-d.gap, d.index, d.evaluator, d.question_id))
+    return Agreement(a, b, len(pa), same, pearson(pa, pb), cases, same_cases,
+                     {name: (q, s) for name, (q, s) in sorted(by_evaluator.items())},
+                     [d for d in found[:keep] if d.gap > 0])
+
+
+def compare(dataset: Dataset, outcomes: Mapping[str, Mapping[int, Scoring]],
+            runs: Mapping[str, tuple[str | None, str]] | None = None,
+            cancelled: bool = False, keep: int = DISAGREEMENTS) -> Comparison:
+    """Judges side by side from their outcomes (by judge name, then row index). `runs` gives
+    each judge's (stored run id, status) when the outcomes came from a run."""
+    if len(outcomes) < 2:
+        raise JevalError("comparing judges needs at least two of them")
+    runs = runs or {}
+    judged = [JudgeRun(name, summarise(dataset.rows, list(found.values())),
+                       *runs.get(name, (None, "finished")))
+              for name, found in outcomes.items()]
+    pairs = [agreement(dataset.rows, a, outcomes[a], b, outcomes[b], keep)
+             for a, b in combinations(outcomes, 2)]
+    orders = orders_of_rows(dataset.rows)
+    return Comparison(dataset.name, judged, pairs, summarise(dataset.rows, []).ranking,
+                      precision_by_rank(orders), cancelled)
+
+
+def run_judges(
+    dataset: Dataset,
+    judges: Sequence[Judge],
+    store: Store,
+    *,
+    chosen: Sequence[Evaluator] | None = None,
+    thresholds: Mapping[str, float] | None = None,
+    concurrency: int = 8,
+    on_progress: Callable[[str, Progress], None] | None = None,
+    cancel: threading.Event | None = None,
+    keep: int = DISAGREEMENTS,
+) -> Comparison:
+    """Score `dataset` with each judge in turn (each pass a stored run named after the
+    comparison), then `compare` them. Judge names must differ.
+
+    Once `cancel` is set the comparison stops and covers the cases that finished. A judge may
+    stop its pass at once by raising KeyboardInterrupt when `cancel` is set (`run_dataset`
+    itself looks at `cancel` only between slices of cases); a KeyboardInterrupt without
+    `cancel` set is a real Ctrl+C and goes on up.
+    """
+    names = [j.name for j in judges]
+    if len(names) < 2:
+        raise JevalError("comparing judges needs at least two of them")
+    if len(set(names)) != len(names):
+        raise JevalError(f"each judge can be compared once: {', '.join(names)}")
+    chosen = None if chosen is None else registry.resolve(list(chosen))
+    label = " vs ".join(names)
+    outcomes: dict[str, Mapping[int, Scoring]] = {}
+    runs: dict[str, tuple[str | None, str]] = {}
+    stopped = False
+    for judge in judges:
+        if cancel is not None and cancel.is_set():
+            stopped = True
+            break
+        # The run is started here so that its id is known even if the pass is interrupted.
+        run_id = store.start_run(
+            name=f"Compare · {label} · {judge.name}", dataset=dataset.name,
+            dataset_hash=dataset.sha256, judge=judge.name, model=judge.model,
+            evaluators=[e.name for e in chosen] if chosen is not None else ["per case"],
+            thresholds=dict(thresholds or {}), cases=len(dataset.rows))
+
+        def progress(p: Progress, name: str = judge.name) -> None:
+            if on_progress is not None:
+                on_progress(name, p)
+
+        try:
+            done = run_dataset(dataset, judge, store, chosen=chosen, thresholds=thresholds,
+                               resume=run_id, concurrency=concurrency, on_progress=progress,
+                               cancel=cancel)
+        except KeyboardInterrupt:
+            if cancel is None or not cancel.is_set():
+                raise
+            stopped = True
+            outcomes[judge.name] = {row.index: StoredOutcome(row.index, StoredReport.of(row),
+                                                             row.error)
+                                    for row in store.cases(run_id)}
+            runs[judge.name] = (run_id, "cancelled")
+            break
+        outcomes[judge.name] = dict(done.outcomes)
+        runs[judge.name] = (run_id, done.run.status)
+        stopped = stopped or done.run.status == "cancelled"
+    for judge in judges:  # judges that never ran still get a column, with nothing in it
+        outcomes.setdefault(judge.name, {})
+        runs.setdefault(judge.name, (None, "not run"))
+    return compare(dataset, outcomes, runs, cancelled=stopped, keep=keep)
+
+
+# --- two stored runs, case by case ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Flip:
+    """A case whose overall verdict changed between two runs, with each side's reasons."""
+
+    case_id: str
+    input: str
+    before: bool | None  # run A's verdict (None: not scored there)
+    after: bool | None
+    why_before: str
+    why_after: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"case_id": self.case_id, "input": self.input, "before": self.before,
+                "after": self.after, "why_before": self.why_before,
+                "why_after": self.why_after}
+
+
+@dataclass(frozen=True)
+class RunDiff:
+    """Run A against run B, matched by case id."""
+
+    matched: int  # cases in both runs
+    same: int  # of those, with the same verdict
+    flips: list[Flip]  # the others, pass -> fail first
+    only_a: int = 0
+    only_b: int = 0
+
+    @property
+    def to_fail(self) -> int:
+        return sum(1 for f in self.flips if f.before is True and f.after is False)
+
+    @property
+    def to_pass(self) -> int:
+        return sum(1 for f in self.flips if f.before is False and f.after is True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"matched": self.matched, "same": self.same, "only_a": self.only_a,
+                "only_b": self.only_b, "to_fail": self.to_fail, "to_pass": self.to_pass,
+                "flips": [f.to_dict() for f in self.flips]}
+
+
+def _results(row: CaseRow) -> dict[str, dict[str, Any]]:
+    report = row.report or {}
+    results = report.get("results")
+    return results if isinstance(results, dict) else {}
+
+
+def _verdict_line(name: str, result: Mapping[str, Any]) -> str:
+    if result.get("skipped") or result.get("score") is None:
+        return f"{name} skipped: {result.get('reason', '')}".strip()
+    word = "PASS" if result.get("passed") else "FAIL"
+    return f"{name} {float(result['score']):.2f} {word}: {result.get('reason', '')}".strip()
+
+
+def _why(mine: CaseRow, other: CaseRow | None) -> str:
+    """The reasons that explain a verdict: evaluators whose verdict differs from the other
+    run's, else the failing ones, else every one; an error when the case was not scored."""
+    if mine.report is None:
+        return f"not scored: {mine.error or 'no result'}"
+    results = _results(mine)
+    theirs = _results(other) if other is not None else {}
+    changed = [n for n, r in results.items()
+               if n in theirs and r.get("passed") != theirs[n].get("passed")]
+    failing = [n for n, r in results.items() if r.get("passed") is False]
+    names = changed or failing or list(results)
+    return " · ".join(_verdict_line(n, results[n]) for n in names)
+
+
+def diff_runs(a: Sequence[CaseRow], b: Sequence[CaseRow]) -> RunDiff:
+    """Which cases flipped between run A and run B (matched by case id), and why."""
+    first = {row.case_id: row for row in a}
+    second = {row.case_id: row for row in b}
+    both = [cid for cid in first if cid in second]
+    flips = []
+    for cid in both:
+        x, y = first[cid], second[cid]
+        if x.passed == y.passed:
+            continue
+        flips.append(Flip(cid, str(x.case.get("input", "")), x.passed, y.passed,
+                          _why(x, y), _why(y, x)))
+    order: dict[tuple[bool | None, bool | None], int] = {(True, False): 0, (False, True): 1}
+    flips.sort(key=lambda f: order.get((f.before, f.after), 2))  # stable: dataset order kept
+    return RunDiff(len(both), len(both) - len(flips), flips,
+                   only_a=sum(1 for cid in first if cid not in second),
+                   only_b=sum(1 for cid in second if cid not in first))
+
+
+__all__ = ["DISAGREEMENTS", "KS", "Agreement", "Comparison", "Disagreement", "Flip",
+           "JudgeRun", "RankPrecision", "RunDiff", "agreement", "compare", "diff_runs",
+           "orders_of_cases", "orders_of_rows", "pearson", "precision_by_rank", "run_judges"]
