@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,8 @@ SLICE = 64  # cases scored between two checks for "cancel"; each lands in the st
 
 @dataclass(frozen=True)
 class StoredReport:
-    """A finished case read back from the store: what the summary reads of a Report."""
+    """What the summary reads of a finished case's Report (fresh, or read back from the
+    store on a resume)."""
 
     results: dict[str, Result]
     usage: Usage
@@ -65,7 +66,7 @@ def result_from_dict(name: str, data: Mapping[str, Any]) -> Result:
 
 @dataclass(frozen=True)
 class StoredOutcome:
-    """A case finished before a resume, as the store kept it."""
+    """A finished case as a run keeps it: what the summary reads, nothing more."""
 
     index: int
     report: StoredReport | None
@@ -89,7 +90,7 @@ class RunOutcome:
 
     run: RunSummary
     summary: Summary
-    outcomes: dict[int, Outcome | StoredOutcome] = field(default_factory=dict)
+    outcomes: dict[int, StoredOutcome] = field(default_factory=dict)
     judge_errors: int = 0  # cases the judge could not answer (worth a resume)
 
 
@@ -117,7 +118,7 @@ def run_dataset(
         raise JevalError(f"{dataset.name} has no case that could be read: nothing to run")
     chosen = None if chosen is None else registry.resolve(list(chosen))
     thresholds = dict(thresholds or {})
-    outcomes: dict[int, Outcome | StoredOutcome] = {}
+    outcomes: dict[int, StoredOutcome] = {}
     if resume:
         run_id = _reopen(store, resume, dataset)
         for row in store.cases(run_id):
@@ -147,7 +148,12 @@ def run_dataset(
             input_tokens=0 if report is None else report.usage.input_tokens,
             cost_usd=0.0 if report is None else report.cost_usd)
         with lock:
-            outcomes[outcome.index] = outcome
+            # Only what the summary reads stays in memory (not the request, not the case):
+            # a long run's memory stays flat.
+            outcomes[outcome.index] = StoredOutcome(
+                outcome.index, None if report is None else StoredReport(
+                    {n: _slim(r) for n, r in report.results.items()}, report.usage,
+                    report.cost_usd), outcome.error)
             if report is None:
                 counts["errored"] += 1
                 judge_errors += outcome.judge_error
@@ -189,6 +195,13 @@ def run_dataset(
     return RunOutcome(store.run(run_id), summary, outcomes, judge_errors)
 
 
+def _slim(result: Result) -> Result:
+    """The result without what the summary never reads (question texts, evidence): those
+    are in the store."""
+    return replace(result, details=tuple(replace(d, question="", evidence=())
+                                         for d in result.details))
+
+
 def _at(outcome: Outcome, index: int) -> Outcome:
     """The outcome re-indexed from its slice to its row in the dataset."""
     return Outcome(index, outcome.report, outcome.error, outcome.internal, outcome.judge_error)
@@ -204,7 +217,7 @@ def _reopen(store: Store, run_id: str, dataset: Dataset) -> str:
 
 
 def _finish(store: Store, run_id: str, dataset: Dataset,
-            outcomes: Mapping[int, Outcome | StoredOutcome],
+            outcomes: Mapping[int, StoredOutcome],
             status: str) -> Summary:
     summary = summarise(dataset.rows, outcomes.values())
     store.finish_run(run_id, status=status, aggregates=summary.to_dict(),
