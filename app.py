@@ -20,9 +20,13 @@ session.ensure_case()  # before the sidebar: a share link may choose the judge
 # has run. A widget drawn before it would get a new id on the next run and lose the first click.
 page = st.navigation([
     st.Page("pages/playground.py", title="Playground", default=True, url_path="live"),
+    st.Page("pages/dataset.py", title="Dataset", url_path="datasets"),
+    st.Page("pages/compare.py", title="Compare", url_path="compare"),
+    st.Page("pages/dashboard.py", title="Dashboard", url_path="dashboard"),
     st.Page("pages/metrics.py", title="Metrics", url_path="evaluators"),
 ])
-if page.title == "Playground":  # the Metrics page has no judge to set
+if page.title in ("Playground", "Dataset", "Compare"):  # Metrics and Dashboard judge nothing
     session.judge_settings()
+if page.title == "Playground":
     session.presentation_toggle()
 page.run()

@@ -281,6 +281,19 @@ def compare(dataset: Dataset, outcomes: Mapping[str, Mapping[int, Scoring]],
                       precision_by_rank(orders), cancelled)
 
 
+def open_run(dataset: Dataset, judge: Judge, store: Store, *,
+             chosen: Sequence[Evaluator] | None = None,
+             thresholds: Mapping[str, float] | None = None, name: str | None = None) -> str:
+    """Record a run before its first case, the way `run_dataset` does, and return its id:
+    `run_dataset(..., resume=id)` then scores it, and the id is known even if that pass is
+    interrupted (a KeyboardInterrupt carries no return value)."""
+    return store.start_run(
+        name=name or f"{dataset.name} · {judge.name}", dataset=dataset.name,
+        dataset_hash=dataset.sha256, judge=judge.name, model=judge.model,
+        evaluators=[e.name for e in chosen] if chosen is not None else ["per case"],
+        thresholds=dict(thresholds or {}), cases=len(dataset.rows))
+
+
 def run_judges(
     dataset: Dataset,
     judges: Sequence[Judge],
@@ -315,12 +328,8 @@ def run_judges(
         if cancel is not None and cancel.is_set():
             stopped = True
             break
-        # The run is started here so that its id is known even if the pass is interrupted.
-        run_id = store.start_run(
-            name=f"Compare · {label} · {judge.name}", dataset=dataset.name,
-            dataset_hash=dataset.sha256, judge=judge.name, model=judge.model,
-            evaluators=[e.name for e in chosen] if chosen is not None else ["per case"],
-            thresholds=dict(thresholds or {}), cases=len(dataset.rows))
+        run_id = open_run(dataset, judge, store, chosen=chosen, thresholds=thresholds,
+                          name=f"Compare · {label} · {judge.name}")
 
         def progress(p: Progress, name: str = judge.name) -> None:
             if on_progress is not None:
@@ -440,4 +449,5 @@ def diff_runs(a: Sequence[CaseRow], b: Sequence[CaseRow]) -> RunDiff:
 
 __all__ = ["DISAGREEMENTS", "KS", "Agreement", "Comparison", "Disagreement", "Flip",
            "JudgeRun", "RankPrecision", "RunDiff", "agreement", "compare", "diff_runs",
-           "orders_of_cases", "orders_of_rows", "pearson", "precision_by_rank", "run_judges"]
+           "open_run", "orders_of_cases", "orders_of_rows", "pearson", "precision_by_rank",
+           "run_judges"]

@@ -1,0 +1,4 @@
+"""Compare (being built)."""
+import streamlit as st
+
+st.title("Compare")

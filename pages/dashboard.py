@@ -1,0 +1,4 @@
+"""Dashboard (being built)."""
+import streamlit as st
+
+st.title("Dashboard")

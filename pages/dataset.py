@@ -1,0 +1,142 @@
+"""Dataset: score a whole file of cases, watch it run, then read the run.
+
+Thin: read the widgets, call jeval_core (`runs.run_dataset`, in a background job so the page
+stays live and Cancel works), draw the stored run. Every run lands in the run store, so the
+Dashboard lists it too.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from jeval_core import compare, runs
+from jeval_core.datasets import Dataset
+from jeval_core.errors import JevalError
+from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
+from jeval_core.judges import LABELS
+from jeval_core.store import Store
+from jeval_core.text import one_line
+from pages import draw, jobs, runs_view
+
+JOB = "ds_job"
+CONCURRENCY = {"jev": 8}  # the hosted judge keeps its rate limits; offline ones share 2 cores
+OFFLINE_CONCURRENCY = 2
+
+
+def start(dataset: Dataset, judge_name: str, chosen: tuple[Evaluator, ...] | None,
+          thresholds: dict[str, float], name: str | None, resume: str | None = None) -> None:
+    """Start (or continue) the run in the background; a problem before it starts is one
+    line."""
+    try:
+        db = runs_view.store()
+        judge, owned = runs_view.judge(judge_name)
+    except JevalError as err:
+        st.session_state["ds_error"] = str(err)
+        return
+
+    def work(job: jobs.Job) -> str:
+        run_id = resume or compare.open_run(dataset, judge, db, chosen=chosen,
+                                            thresholds=thresholds, name=name)
+        job.result = run_id  # known even if Cancel stops the run (stored as cancelled)
+        runs.run_dataset(dataset, jobs.Cancellable(judge, job.cancel), db, chosen=chosen,
+                         thresholds=thresholds, resume=run_id,
+                         concurrency=CONCURRENCY.get(judge_name, OFFLINE_CONCURRENCY),
+                         on_progress=job.report, cancel=job.cancel)
+        return run_id
+
+    title = f"{len(dataset.rows)} cases with the {judge_name} judge"
+    st.session_state[JOB] = jobs.start(title, work, owned)
+    st.session_state.pop("ds_run", None)
+
+
+def settings(dataset: Dataset) -> None:
+    """Evaluators, thresholds, a name, and Run (with what goes wrong said beside it)."""
+    judge_name = st.session_state.get("judge") or "local"
+    picked = st.multiselect(
+        "Evaluators", NAMES, key="ds_evaluators",
+        placeholder="each row's own (else every evaluator its fields allow)",
+        help="leave empty to run what each row names, or the defaults for its fields")
+    names = picked or list(NAMES)
+    with st.expander("Thresholds (each evaluator's default unless you move it)"):
+        cols = st.columns(2)
+        for i, name in enumerate(names):
+            rule = "≥" if EVALUATORS[name].higher_is_better else "≤"
+            cols[i % 2].slider(f"{name} passes at score {rule}", 0.0, 1.0,
+                               value=float(EVALUATORS[name].threshold), step=0.05,
+                               key=f"ds_th_{name}", format="%.2f")
+    thresholds = {n: float(st.session_state[f"ds_th_{n}"]) for n in names
+                  if f"ds_th_{n}" in st.session_state
+                  and float(st.session_state[f"ds_th_{n}"]) != EVALUATORS[n].threshold}
+    default_name = f"{dataset.name} · {judge_name}"
+    name = st.text_input("Run name", key="ds_name", placeholder=default_name,
+                         help="how the run is listed on the Dashboard")
+    busy = runs_view.running(JOB)
+    left, right = st.columns([1, 3], vertical_alignment="center")
+    if left.button(f"Run {len(dataset.rows)} cases", type="primary", disabled=busy,
+                   key="ds_run_button", width="stretch"):
+        chosen = tuple(EVALUATORS[n] for n in picked) if picked else None
+        start(dataset, judge_name, chosen, thresholds, one_line(name, 120) or None)
+    right.caption(draw.inert(
+        f"judge: {LABELS.get(judge_name, judge_name)} (change it in the sidebar) · every run "
+        "is kept in the run store and listed on the Dashboard"))
+    if st.session_state.get("ds_error"):
+        runs_view.error_line(st.session_state.pop("ds_error"))
+
+
+def page() -> None:
+    finished = runs_view.collect(JOB)
+    if finished is not None:
+        if finished.error:
+            st.session_state["ds_error"] = finished.error
+        if finished.result:
+            st.session_state["ds_run"] = finished.result
+    dataset = runs_view.pick_dataset("ds")
+    if dataset is not None:
+        quiet = st.session_state.get("ds_run") is None and not runs_view.running(JOB)
+        with st.expander(f"Preview: {dataset.name}", expanded=quiet):
+            runs_view.preview(dataset)
+        settings(dataset)
+    if runs_view.running(JOB):
+        runs_view.progress(JOB)
+    run_id = st.session_state.get("ds_run")
+    if run_id and not runs_view.running(JOB):
+        st.header("Results")
+        try:
+            db = runs_view.store()
+        except JevalError as err:
+            runs_view.error_line(str(err))
+            return
+        if dataset is not None:
+            resume_button(db, run_id, dataset)
+        runs_view.run_view(db, run_id, "ds")
+
+
+def resume_button(db: Store, run_id: str, dataset: Dataset) -> None:
+    """A stopped run of this very file can be continued: finished cases are not rescored."""
+    try:
+        run = db.run(run_id)
+    except JevalError:
+        return
+    if run.status not in ("cancelled", "failed") or run.dataset_hash != dataset.sha256:
+        return
+    if run.judge not in LABELS or run.done >= run.cases:
+        return
+    if st.button(f"Continue this run ({run.cases - run.done} cases left)", key="ds_resume",
+                 help="scores only the cases that are not stored yet, with the run's judge, "
+                      "evaluators and thresholds"):
+        chosen = None if run.evaluators == ["per case"] else tuple(
+            EVALUATORS[n] for n in run.evaluators if n in EVALUATORS)
+        start(dataset, run.judge, chosen or None, dict(run.thresholds), None, resume=run_id)
+        st.rerun()
+
+
+draw.style()
+st.title("Dataset")
+st.caption("Score a whole dataset: upload JSONL, CSV or a JSON array (or take the sample), "
+           "pick a judge, evaluators and thresholds, run it, then read the cases, the "
+           "aggregates and the charts. Every run is stored.")
+try:
+    page()
+except Exception as err:  # the boundary: one line, never a traceback
+    runs_view.error_line(f"Something went wrong on this page ({type(err).__name__}: "
+                         f"{one_line(err, 200)}); please report this.")

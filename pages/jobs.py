@@ -1,0 +1,126 @@
+"""Long runs for the pages: scoring in a background thread the page polls, with a Cancel.
+
+Streamlit reruns the page script on every interaction, so a dataset run cannot live inside
+one script run. A `Job` runs the work in a thread of its own (which never touches Streamlit),
+keeps the latest progress for a fragment that polls it every half second, and stops on
+`cancel`. Nothing here imports streamlit: the pages draw, this only runs.
+
+Cancel is prompt: `run_dataset` looks at its cancel event only between slices of 64 cases,
+so each judge is wrapped to stop the pass before the next case it would answer. That stop is
+a KeyboardInterrupt, which `run_dataset` already treats as "the user stopped it": the run is
+marked cancelled and every finished case stays stored (a resume continues it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from jeval_core.errors import JevalError
+from jeval_core.judges.base import Answers, Judge
+from jeval_core.runs import Progress
+from jeval_core.text import one_line
+
+
+class Cancelled(KeyboardInterrupt):
+    """The user pressed Cancel: stop before the next case (a KeyboardInterrupt, so that
+    `run_dataset` keeps what finished and marks the run cancelled)."""
+
+
+class Cancellable:
+    """A judge that stops the pass once `cancel` is set; otherwise the judge itself."""
+
+    def __init__(self, judge: Judge, cancel: threading.Event) -> None:
+        self.judge, self.cancel = judge, cancel
+        self.name = judge.name
+        self.approximates = judge.approximates
+        self.note = judge.note
+        self.model = judge.model
+        self.price_per_billion_input_tokens = judge.price_per_billion_input_tokens
+
+    def answer(self, packed: Any) -> Answers:
+        if self.cancel.is_set():
+            raise Cancelled
+        return self.judge.answer(packed)
+
+    def warm_up(self) -> None:
+        self.judge.warm_up()
+
+    def close(self) -> None:
+        self.judge.close()
+
+
+@dataclass
+class Job:
+    """Work running in a thread: what it is at, how it ended, and a way to stop it."""
+
+    title: str  # what runs ("45 cases with the lexical judge")
+    cancel: threading.Event = field(default_factory=threading.Event)
+    stage: str = ""  # which part runs now (a judge's name, when several run in turn)
+    progress: Progress | None = None
+    result: Any = None
+    error: str | None = None
+    finished: threading.Event = field(default_factory=threading.Event)
+    thread: threading.Thread | None = None
+
+    def report(self, progress: Progress, stage: str = "") -> None:
+        """on_progress for run_dataset (called from scoring threads)."""
+        self.stage, self.progress = stage, progress
+
+    @property
+    def done(self) -> bool:
+        return self.finished.is_set()
+
+    @property
+    def stopping(self) -> bool:
+        return self.cancel.is_set() and not self.done
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self.finished.wait(timeout)
+
+    def fraction(self) -> float:
+        p = self.progress
+        return min(1.0, p.done / p.total) if p is not None and p.total else 0.0
+
+    def line(self) -> str:
+        """One line for the progress bar."""
+        p = self.progress
+        if p is None:
+            return f"Starting: {self.title}…"
+        where = f"{self.stage}: " if self.stage else ""
+        text = (f"{where}{p.done} of {p.total} cases · {p.failed} not passed · "
+                f"{p.errored} errors")
+        return text + (" · stopping after the cases in flight…" if self.stopping else "")
+
+
+def start(title: str, work: Callable[[Job], Any],
+          close: tuple[Judge, ...] = ()) -> Job:
+    """Run `work(job)` in a daemon thread; its return value becomes `job.result`.
+
+    Whatever goes wrong ends as one line in `job.error`, never an exception in the page.
+    Judges in `close` are closed when the work ends (a hosted judge's connections).
+    """
+    job = Job(title)
+
+    def main() -> None:
+        try:
+            job.result = work(job)
+        except Cancelled:
+            job.error = None  # the run is stored as cancelled; `work` says what was kept
+        except JevalError as err:
+            job.error = str(err)
+        except Exception as err:  # a bug must not kill the thread silently
+            job.error = (f"internal error ({type(err).__name__}: {one_line(err, 200)}); "
+                         "please report it")
+        finally:
+            for judge in close:
+                with contextlib.suppress(Exception):  # best effort: the run is already stored
+                    judge.close()
+            job.finished.set()
+
+    job.thread = threading.Thread(target=main, name=f"jeval-job {title[:40]}", daemon=True)
+    job.thread.start()
+    return job
