@@ -21,8 +21,8 @@ session.ensure_case()  # before the sidebar: a share link may choose the judge
 page = st.navigation([
     st.Page("pages/playground.py", title="Playground", default=True, url_path="live"),
     st.Page("pages/dataset.py", title="Dataset", url_path="datasets"),
-    st.Page("pages/compare.py", title="Compare", url_path="compare"),
-    st.Page("pages/dashboard.py", title="Dashboard", url_path="dashboard"),
+    st.Page("pages/compare.py", title="Compare", url_path="judges"),
+    st.Page("pages/dashboard.py", title="Dashboard", url_path="runs"),
     st.Page("pages/metrics.py", title="Metrics", url_path="evaluators"),
 ])
 if page.title in ("Playground", "Dataset", "Compare"):  # Metrics and Dashboard judge nothing

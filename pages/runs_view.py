@@ -36,14 +36,19 @@ UPLOAD_TYPES = ["jsonl", "ndjson", "csv", "tsv", "json"]
 
 
 @st.cache_resource(show_spinner=False)
-def _store_at(url: str) -> Store:
+def store_at(url: str) -> Store:
+    """The run store at `url`, opened once per process (its engine is thread-safe)."""
     return open_store(url)
+
+
+def store_url() -> str:
+    return default_url()
 
 
 def store() -> Store:
     """The run store (JEVAL_DB, else the SQLite file in the user data dir); one per URL and
     process. Raises JevalError with one line when it cannot be opened."""
-    return _store_at(default_url())
+    return store_at(store_url())
 
 
 @st.cache_resource(show_spinner="Loading the offline judge…")
@@ -181,14 +186,14 @@ def _word(passed: bool | None, error: str | None = None) -> str:
 
 
 def playground_base() -> str:
-    """Where the Playground lives, seen from the page the visitor is on."""
+    """The app's root, where the Playground (the default page) opens a `?case=` link; the
+    Playground's own path would first show "Page not found". Seen from this page's URL
+    (`…/datasets` -> `…/`), else relative (`./`), which resolves the same way."""
     url = (st.context.url or "").split("?")[0].split("#")[0]
     if not url.startswith(("http://", "https://")):
-        return "live"
+        return "./"
     head, _, _ = url.rstrip("/").rpartition("/")
-    if head.count("/") < 2:  # the page is the server's root: http://host:port
-        head = url.rstrip("/")
-    return f"{head}/live"
+    return head + "/" if head.count("/") >= 2 else url.rstrip("/") + "/"
 
 
 def playground_links(run: RunSummary, cases: Sequence[CaseRow]) -> dict[int, str]:
@@ -485,6 +490,61 @@ def reasons(cases: Sequence[CaseRow], names: Sequence[str], keep: Any, prefix: s
                            "score": st.column_config.NumberColumn("score", format="%.2f")})
 
 
+def case_card(row: CaseRow | None, title: str) -> None:
+    """One stored case (seed 001): its verdict, then per metric a pass/fail badge, the score
+    and the reason. Every text from the case or the judge is drawn inert."""
+    with st.container(border=True):
+        if row is None:
+            st.markdown(f"**{draw.inert(title)}** :gray-badge[not in this run]")
+            return
+        word = _word(row.passed, row.error)
+        colour = {"PASS": "green", "FAIL": "red", "ERROR": "red"}.get(word, "gray")
+        st.markdown(f"**{draw.inert(title)}** :{colour}-badge[{word}]")
+        if row.report is None:
+            st.caption(draw.inert(row.error or "not scored"))
+            return
+        for name, r in _results(row).items():
+            score = r.get("score")
+            if score is None:
+                badge, shown = ":gray-badge[skipped]", ""
+            else:
+                badge = ":green-badge[PASS]" if r.get("passed") else ":red-badge[FAIL]"
+                rule = "≥" if r.get("higher_is_better", True) else "≤"
+                shown = (f" {float(score):.2f} (passes at {rule} "
+                         f"{float(r.get('threshold', 0.5)):.2f})")
+            st.markdown(f"{badge} **{draw.inert(name)}**{shown}")
+            st.caption(draw.inert(str(r.get("reason", "")).replace("`", "")))
+
+
+def one_case(cases: Sequence[CaseRow], prefix: str) -> None:
+    """Pick a case: its question, answer and chunks beside its per-metric card."""
+    if not cases:
+        return
+    by_id = {row.case_id: row for row in cases}
+    pick = st.selectbox(
+        "Case", list(by_id), key=f"{prefix}_case",
+        format_func=lambda i: f"{i} · {one_line(str(by_id[i].case.get('input', '')), 70)}")
+    row = by_id.get(pick) if pick is not None else None
+    if row is None:
+        return
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.markdown("**input**")
+        st.text(str(row.case.get("input", "")))
+        st.markdown("**output**")
+        st.text(str(row.case.get("output", "")))
+        context = row.case.get("context") or []
+        labels = row.case.get("context_labels")
+        for i, chunk in enumerate(context):
+            truth = ""
+            if isinstance(labels, list) and i < len(labels):
+                truth = " · labelled relevant" if labels[i] else " · labelled not relevant"
+            st.caption(f"context[{i}]{truth}")
+            st.text(str(chunk))
+    with right:
+        case_card(row, row.case_id)
+
+
 def cases_csv(cases: Sequence[CaseRow]) -> str:
     """Every case with each evaluator's score, verdict and reason; formula-like cells inert."""
     names = evaluator_names(cases)
@@ -541,4 +601,6 @@ def run_view(db: Store, run_id: str, prefix: str) -> RunSummary | None:
     st.subheader("Cases")
     case_table(run, cases, prefix)
     exports(run, cases, prefix)
+    st.subheader("One case")
+    one_case(cases, prefix)
     return run

@@ -1,0 +1,149 @@
+"""The Dashboard through Streamlit's AppTest: example runs on an empty store, the run list,
+one run in detail (a badge and a reason per metric), two runs compared, deleting a run."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import ROOT
+from streamlit.testing.v1 import AppTest
+
+from jeval_core import datasets, judges, runs
+from jeval_core.evaluators import EVALUATORS
+from jeval_core.store import open_store
+
+SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
+# The real seeds score the sample with the local judge too (30-60 s here); the lexical judge
+# walks the same path in about a second.
+LEXICAL_SEEDS = (("Example · sample dataset · lexical judge", "lexical", {}),
+                 ("Example · sample dataset · lexical judge, strict chunks (0.7)", "lexical",
+                  {"chunk_relevance": 0.7}))
+
+
+@pytest.fixture(autouse=True)
+def _quick_seeds(monkeypatch):
+    monkeypatch.setattr(runs, "SEEDS", LEXICAL_SEEDS)
+
+
+def app() -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=120).run()
+    return at.switch_page("pages/dashboard.py").run()
+
+
+def shown(markdown: str) -> str:
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def metric(at: AppTest, label: str) -> str | None:
+    found = [m.value for m in at.metric if m.label == label]
+    return found[0] if found else None
+
+
+def runs_table(at: AppTest):
+    return next(d.value for d in at.dataframe if "kind" in d.value.columns)
+
+
+def two_runs_of_chunk_relevance(strict: float = 0.7) -> None:
+    """Two stored runs of the sample that differ only in chunk_relevance's threshold."""
+    sample = datasets.load(SAMPLE)
+    with open_store() as store:
+        for name, threshold in (("lenient", 0.3), ("strict", strict)):
+            runs.run_dataset(sample, judges.get("lexical"), store, name=name,
+                             chosen=[EVALUATORS["chunk_relevance"]],
+                             thresholds={"chunk_relevance": threshold})
+
+
+def test_an_empty_store_starts_with_labelled_example_runs():
+    at = app()
+    assert not at.exception and not at.error
+    table = runs_table(at)
+    assert list(table["name"]) == [name for name, _, _ in reversed(LEXICAL_SEEDS)]
+    assert set(table["kind"]) == {"example"}
+    assert set(table["cases"]) == {"45/45"}
+
+
+def test_a_store_with_runs_is_not_seeded():
+    two_runs_of_chunk_relevance()
+    table = runs_table(app())
+    assert list(table["name"]) == ["strict", "lenient"]
+    assert set(table["kind"]) == {""}
+
+
+def test_the_run_list_shows_judge_pass_rate_cost_and_status():
+    table = runs_table(app())
+    assert {"time", "judge", "pass rate", "cost", "status", "dataset"} <= set(table.columns)
+    assert set(table["judge"]) == {"lexical"} and set(table["status"]) == {"finished"}
+    assert set(table["cost"]) == {0.0}
+
+
+def test_the_trend_covers_every_run_of_the_dataset():
+    at = app()
+    assert at.selectbox(key="dash_trend_dataset").value == "sample.jsonl"
+    assert any(c.value.startswith("2 runs of sample.jsonl") for c in at.caption)
+
+
+def test_a_runs_detail_has_its_aggregate_cards():
+    at = app()
+    assert metric(at, "cases scored") == "45 of 45"
+    assert metric(at, "chunk AUC") is not None
+
+
+def test_a_case_in_detail_has_a_badge_a_score_and_a_reason_per_metric():
+    two_runs_of_chunk_relevance()
+    at = app()
+    at.selectbox(key="dash_case").set_value("support-01").run()
+    badges = [shown(m.value) for m in at.markdown if "chunk_relevance" in shown(m.value)]
+    assert any(re.match(r":(green|red)-badge\[(PASS|FAIL)\] \*\*chunk_relevance\*\* \d\.\d\d "
+                        r"\(passes at ≥ 0\.70\)", b) for b in badges)
+    assert any("chunks are relevant" in shown(c.value) for c in at.caption)
+
+
+def test_two_runs_show_which_cases_flipped_and_why():
+    two_runs_of_chunk_relevance()
+    at = app()
+    flipped = int(metric(at, "pass → fail"))
+    assert flipped > 0 and metric(at, "fail → pass") == "0"
+    table = next(d.value for d in at.dataframe if "why in A" in d.value.columns)
+    assert len(table) == flipped
+    assert set(table["A"]) == {"PASS"} and set(table["B"]) == {"FAIL"}
+    assert all("PASS" in why for why in table["why in A"])
+    assert all("FAIL" in why and "0.70" in why for why in table["why in B"])
+
+
+def test_a_flipped_case_is_shown_side_by_side():
+    two_runs_of_chunk_relevance()
+    at = app()
+    titles = [shown(m.value) for m in at.markdown if m.value.startswith("**A ·")
+              or m.value.startswith("**B ·")]
+    assert titles == ["**A · lenient** :green-badge[PASS]", "**B · strict** :red-badge[FAIL]"]
+
+
+def test_deleting_a_run_asks_first():
+    at = app()
+    at.button(key="dash_delete").click().run()
+    assert any("cannot be undone" in shown(w.value) for w in at.warning)
+    with open_store() as store:
+        assert len(store.runs()) == 2
+    at.button(key="dash_delete_yes").click().run()
+    with open_store() as store:
+        assert len(store.runs()) == 1
+    assert len(runs_table(at)) == 1
+    assert any(shown(s.value).startswith("Deleted the run") for s in at.success)
+
+
+def test_keep_it_leaves_the_run_alone():
+    at = app()
+    at.button(key="dash_delete").click().run()
+    at.button(key="dash_delete_no").click().run()
+    assert not at.warning
+    with open_store() as store:
+        assert len(store.runs()) == 2
+
+
+def test_an_unusable_store_is_one_line_not_a_traceback(monkeypatch):
+    monkeypatch.setenv("JEVAL_DB", "nosuchdriver://x")
+    at = app()
+    assert not at.exception
+    [error] = at.error
+    assert "JEVAL_DB" in shown(error.value)
