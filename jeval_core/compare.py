@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
@@ -125,10 +125,11 @@ class JudgeRun:
     summary: Summary
     run_id: str | None = None
     status: str = "finished"
+    first_error: str | None = None  # why the first case it could not answer was not scored
 
     def to_dict(self) -> dict[str, Any]:
         return {"judge": self.judge, "run_id": self.run_id, "status": self.status,
-                "summary": self.summary.to_dict()}
+                "first_error": self.first_error, "summary": self.summary.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -263,6 +264,14 @@ def agreement(rows: Sequence[DatasetRow], a: str, outcomes_a: Mapping[int, Scori
                      [d for d in found[:keep] if d.gap > 0])
 
 
+def _first_error(outcomes: Mapping[int, Scoring]) -> str | None:
+    for index in sorted(outcomes):
+        found = outcomes[index]
+        if found.report is None:
+            return getattr(found, "error", None) or "not scored"
+    return None
+
+
 def compare(dataset: Dataset, outcomes: Mapping[str, Mapping[int, Scoring]],
             runs: Mapping[str, tuple[str | None, str]] | None = None,
             cancelled: bool = False, keep: int = DISAGREEMENTS) -> Comparison:
@@ -272,7 +281,7 @@ def compare(dataset: Dataset, outcomes: Mapping[str, Mapping[int, Scoring]],
         raise JevalError("comparing judges needs at least two of them")
     runs = runs or {}
     judged = [JudgeRun(name, summarise(dataset.rows, list(found.values())),
-                       *runs.get(name, (None, "finished")))
+                       *runs.get(name, (None, "finished")), _first_error(found))
               for name, found in outcomes.items()]
     pairs = [agreement(dataset.rows, a, outcomes[a], b, outcomes[b], keep)
              for a, b in combinations(outcomes, 2)]
@@ -354,7 +363,36 @@ def run_judges(
     for judge in judges:  # judges that never ran still get a column, with nothing in it
         outcomes.setdefault(judge.name, {})
         runs.setdefault(judge.name, (None, "not run"))
-    return compare(dataset, outcomes, runs, cancelled=stopped, keep=keep)
+    found = compare(dataset, outcomes, runs, cancelled=stopped, keep=keep)
+    return _with_questions(found, store)
+
+
+def _with_questions(found: Comparison, store: Store) -> Comparison:
+    """Fill in the verbatim questions of the disagreements kept: a run keeps only what its
+    summary reads in memory, the question texts stay in the store."""
+    runs = {j.judge: j.run_id for j in found.judges}
+    wanted: dict[str, set[int]] = {}
+    for pair in found.pairs:
+        for d in pair.disagreements:
+            if not d.question and runs.get(pair.a):
+                wanted.setdefault(pair.a, set()).add(d.index)
+    texts: dict[tuple[str, int, str, str], str] = {}
+    for judge, indices in wanted.items():
+        run_id = runs[judge]
+        if run_id is None:
+            continue
+        for row in store.cases(run_id):
+            if row.index not in indices or row.report is None:
+                continue
+            for name, result in (row.report.get("results") or {}).items():
+                for detail in result.get("details") or ():
+                    texts[(judge, row.index, name, detail.get("id", ""))] = str(
+                        detail.get("question", ""))
+    pairs = [replace(pair, disagreements=[
+        d if d.question else replace(d, question=texts.get(
+            (pair.a, d.index, d.evaluator, d.question_id), ""))
+        for d in pair.disagreements]) for pair in found.pairs]
+    return replace(found, pairs=pairs)
 
 
 # --- two stored runs, case by case ----------------------------------------------------------

@@ -61,14 +61,16 @@ class Job:
     cancel: threading.Event = field(default_factory=threading.Event)
     stage: str = ""  # which part runs now (a judge's name, when several run in turn)
     progress: Progress | None = None
+    step: int = 0  # which of `steps` passes runs now (several judges run in turn)
+    steps: int = 1
     result: Any = None
     error: str | None = None
     finished: threading.Event = field(default_factory=threading.Event)
     thread: threading.Thread | None = None
 
-    def report(self, progress: Progress, stage: str = "") -> None:
-        """on_progress for run_dataset (called from scoring threads)."""
-        self.stage, self.progress = stage, progress
+    def report(self, progress: Progress, stage: str = "", step: int = 0) -> None:
+        """on_progress for run_dataset (called from scoring threads); `step` counts from 0."""
+        self.stage, self.progress, self.step = stage, progress, step
 
     @property
     def done(self) -> bool:
@@ -82,8 +84,10 @@ class Job:
         return self.finished.wait(timeout)
 
     def fraction(self) -> float:
+        """How far, over every pass: 0 to 1."""
         p = self.progress
-        return min(1.0, p.done / p.total) if p is not None and p.total else 0.0
+        within = min(1.0, p.done / p.total) if p is not None and p.total else 0.0
+        return min(1.0, (self.step + within) / max(1, self.steps))
 
     def line(self) -> str:
         """One line for the progress bar."""
@@ -97,13 +101,13 @@ class Job:
 
 
 def start(title: str, work: Callable[[Job], Any],
-          close: tuple[Judge, ...] = ()) -> Job:
+          close: tuple[Judge, ...] = (), steps: int = 1) -> Job:
     """Run `work(job)` in a daemon thread; its return value becomes `job.result`.
 
     Whatever goes wrong ends as one line in `job.error`, never an exception in the page.
     Judges in `close` are closed when the work ends (a hosted judge's connections).
     """
-    job = Job(title)
+    job = Job(title, steps=steps)
 
     def main() -> None:
         try:

@@ -596,6 +596,10 @@ def run_view(db: Store, run_id: str, prefix: str) -> RunSummary | None:
         error_line(str(err))
         return None
     header(run)
+    errors = [c.error for c in cases if c.report is None and c.error]
+    if errors:
+        st.warning(draw.inert(f"{draw.plural(len(errors), 'case was', 'cases were')} not "
+                              f"scored; the first because: {errors[0]}"))
     cards(run)
     charts(run, cases)
     st.subheader("Cases")

@@ -1,0 +1,138 @@
+"""The Compare page through Streamlit's AppTest: two or three judges on one dataset, their
+agreement, each against the labels, where they disagree, and the retriever vs the reranker."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from streamlit.testing.v1 import AppTest
+
+from jeval_core import compare, datasets
+from jeval_core.runs import StoredOutcome, StoredReport
+from jeval_core.store import open_store
+
+ROWS = [
+    {"id": "hubble", "input": "When did the Hubble telescope launch?",
+     "output": "Hubble launched in April 1990.",
+     "context": ["The Hubble Space Telescope was launched in April 1990 aboard Discovery.",
+                 "Mars has two small moons, Phobos and Deimos.",
+                 "Hubble orbits about 540 km above the Earth."],
+     "context_labels": [1, 0, 0], "reranked": [0, 2, 1]},
+    {"id": "kettle", "input": "How do I descale my kettle?",
+     "output": "Boil a mix of water and white vinegar, leave it an hour, then rinse.",
+     "context": ["The Eiffel Tower is 330 metres tall.",
+                 "To descale a kettle, boil equal parts water and white vinegar, let it stand "
+                 "for an hour, then rinse it well.",
+                 "Limescale builds up faster in hard-water areas."],
+     "context_labels": [0, 1, 1], "reranked": [1, 2, 0]},
+    {"id": "visa", "input": "Do I need a visa to visit Japan for two weeks as a UK citizen?",
+     "output": "No, UK citizens can visit Japan visa-free for up to 90 days.",
+     "context": ["UK passport holders can visit Japan without a visa for up to 90 days.",
+                 "Japan's rainy season runs from June to July."],
+     "context_labels": [1, 0]},
+]
+RAW = "\n".join(json.dumps(r) for r in ROWS).encode()
+
+
+def shown(markdown: str) -> str:
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def metric(at: AppTest, label: str) -> str | None:
+    found = [m.value for m in at.metric if m.label == label]
+    return found[0] if found else None
+
+
+def app(upload: bool = True) -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=120).run()
+    at.switch_page("pages/compare.py").run()
+    if upload:
+        at.radio(key="cmp_source").set_value("upload").run()
+        at.file_uploader(key="cmp_upload").upload("three.jsonl", RAW).run()
+    return at
+
+
+def compared(judges: list[str] | None = None) -> AppTest:
+    at = app()
+    if judges:
+        at.multiselect(key="cmp_judges").set_value(judges).run()
+    at.button(key="cmp_run").click().run()
+    if "cmp_job" in at.session_state:
+        assert at.session_state["cmp_job"].wait(300), "the comparison did not end"
+    return at.run()
+
+
+def table_with(at: AppTest, column: str):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_local_and_lexical_show_how_often_they_agree():
+    at = compared()
+    assert not at.exception and not at.error
+    # The page shows what the core computes from the two stored runs.
+    with open_store() as store:
+        by_judge = {r.judge: store.cases(r.id) for r in store.runs()}
+    dataset = datasets.read(RAW, "three.jsonl")
+    outcomes = {j: {c.index: StoredOutcome(c.index, StoredReport.of(c)) for c in cases}
+                for j, cases in by_judge.items()}
+    pair = compare.agreement(dataset.rows, "local", outcomes["local"], "lexical",
+                             outcomes["lexical"])
+    assert pair.questions == 8  # 3 + 3 + 2 chunks, one chunk_relevance question each
+    assert metric(at, "same verdicts") == f"{pair.rate:.0%}"
+    assert metric(at, "correlation of p") == (
+        "—" if pair.correlation is None else f"{pair.correlation:.2f}")
+    assert metric(at, "same case verdicts") == f"{pair.case_rate:.0%}"
+
+
+def test_each_judge_is_measured_against_the_labels():
+    table = table_with(compared(), "AUC")
+    assert list(table["judge"]) == ["local", "lexical"]
+    assert list(table["labelled chunks"]) == [8, 8]
+    assert table["precision"].notna().all() and table["recall"].notna().all()
+
+
+def test_the_largest_disagreements_are_listed_with_what_was_judged():
+    at = compared()
+    table = table_with(at, "gap")
+    assert list(table["gap"]) == sorted(table["gap"], reverse=True)
+    assert {"p local", "p lexical", "text", "open"} <= set(table.columns)
+    chunks = [chunk for r in ROWS for chunk in r["context"]]
+    assert all(text in chunks for text in table["text"])  # each chunk's own text
+
+
+def test_the_retriever_and_the_reranker_are_compared_by_precision_at_k():
+    table = table_with(compared(), "P@1")
+    assert list(table["ranking"]) == ["retriever (3 labelled cases)",
+                                      "retriever (the 2 reranked cases)",
+                                      "reranked (2 cases)"]
+    # By hand from the labels: first chunks 1, 0, 1; reranked first chunks 1 and 1.
+    assert list(table["P@1"]) == [2 / 3, 0.5, 1.0]
+
+
+def test_each_judges_pass_is_stored_as_a_run():
+    compared()
+    with open_store() as store:
+        names = sorted(r.name for r in store.runs())
+    assert names == ["Compare · local vs lexical · lexical", "Compare · local vs lexical · local"]
+
+
+def test_three_judges_give_three_pairs(monkeypatch):
+    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    at = compared(["local", "lexical", "jev"])
+    assert [m.label for m in at.metric].count("same verdicts") == 3
+    # Without a key the hosted judge answers nothing, and the page says why in one line.
+    [warning] = [shown(w.value) for w in at.warning if "jev could not answer" in shown(w.value)]
+    assert "3 cases" in warning and "no API key" in warning
+
+
+def test_one_judge_is_not_a_comparison():
+    at = app()
+    at.multiselect(key="cmp_judges").set_value(["local"]).run()
+    assert at.button(key="cmp_run").disabled
+    assert any("pick at least two judges" in shown(c.value) for c in at.caption)
+
+
+def test_the_sample_is_the_default_dataset():
+    at = app(upload=False)
+    assert at.button(key="cmp_run").label == "Compare on 45 cases"
