@@ -516,8 +516,9 @@ def case_card(row: CaseRow | None, title: str) -> None:
             st.caption(draw.inert(str(r.get("reason", "")).replace("`", "")))
 
 
-def one_case(cases: Sequence[CaseRow], prefix: str) -> None:
-    """Pick a case: its question, answer and chunks beside its per-metric card."""
+def one_case(run: RunSummary, cases: Sequence[CaseRow], prefix: str) -> None:
+    """Pick a case: its question, answer and chunks beside its per-metric card, and a link
+    that opens it in the Playground."""
     if not cases:
         return
     by_id = {row.case_id: row for row in cases}
@@ -542,6 +543,11 @@ def one_case(cases: Sequence[CaseRow], prefix: str) -> None:
             st.caption(f"context[{i}]{truth}")
             st.text(str(chunk))
     with right:
+        link = playground_links(run, [row]).get(row.index)
+        if link:
+            st.link_button("Open in the Playground ↗", link, width="stretch",
+                           help="a new tab with this case, the run's evaluators, thresholds "
+                                "and judge (the link holds the case, never a key)")
         case_card(row, row.case_id)
 
 
@@ -606,5 +612,5 @@ def run_view(db: Store, run_id: str, prefix: str) -> RunSummary | None:
     case_table(run, cases, prefix)
     exports(run, cases, prefix)
     st.subheader("One case")
-    one_case(cases, prefix)
+    one_case(run, cases, prefix)
     return run
