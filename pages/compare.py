@@ -62,9 +62,11 @@ def start(dataset: Dataset, names: list[str], chosen: tuple[Evaluator, ...]) -> 
 
 def settings(dataset: Dataset) -> None:
     names = st.multiselect("Judges (two or three)", list(LABELS), default=["local", "lexical"],
-                           format_func=LABELS.get, max_selections=3, key="cmp_judges")
+                           format_func=LABELS.get, max_selections=3, key="cmp_judges",
+                           persist_state="session")
     picked = st.multiselect(
         "Evaluators", NAMES, default=["chunk_relevance"], key="cmp_evaluators",
+        persist_state="session",
         help="chunk_relevance is the one the chunk labels judge; add others to compare the "
              "judges on them too")
     busy = runs_view.running(JOB)
@@ -232,7 +234,7 @@ def page() -> None:
             st.session_state["cmp_result"] = finished.result
     dataset = runs_view.pick_dataset("cmp")
     if dataset is not None:
-        with st.expander(f"Preview: {dataset.name}", expanded=False):
+        with st.expander(draw.inert(f"Preview: {dataset.name}"), expanded=False):
             runs_view.preview(dataset)
         settings(dataset)
     if runs_view.running(JOB):

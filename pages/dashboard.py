@@ -91,8 +91,8 @@ def trend(history: list[RunSummary]) -> None:
                  alt.Tooltip("series:N"),
                  alt.Tooltip("value:Q", format=".2f")])
     st.altair_chart(chart.properties(height=260), width="stretch")
-    st.caption(f"{draw.plural(len(mine), 'run', 'runs')} of {one_line(dataset, 60)}; the "
-               "shape of a point says which judge scored it.")
+    st.caption(draw.inert(f"{draw.plural(len(mine), 'run', 'runs')} of {one_line(dataset, 60)}"
+                          "; the shape of a point says which judge scored it."))
 
 
 # ---- one run ---------------------------------------------------------------------------------

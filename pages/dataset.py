@@ -53,7 +53,7 @@ def settings(dataset: Dataset) -> None:
     """Evaluators, thresholds, a name, and Run (with what goes wrong said beside it)."""
     judge_name = st.session_state.get("judge") or "local"
     picked = st.multiselect(
-        "Evaluators", NAMES, key="ds_evaluators",
+        "Evaluators", NAMES, key="ds_evaluators", persist_state="session",
         placeholder="each row's own (else every evaluator its fields allow)",
         help="leave empty to run what each row names, or the defaults for its fields")
     names = picked or list(NAMES)
@@ -63,12 +63,13 @@ def settings(dataset: Dataset) -> None:
             rule = "≥" if EVALUATORS[name].higher_is_better else "≤"
             cols[i % 2].slider(f"{name} passes at score {rule}", 0.0, 1.0,
                                value=float(EVALUATORS[name].threshold), step=0.05,
-                               key=f"ds_th_{name}", format="%.2f")
+                               key=f"ds_th_{name}", format="%.2f", persist_state="session")
     thresholds = {n: float(st.session_state[f"ds_th_{n}"]) for n in names
                   if f"ds_th_{n}" in st.session_state
                   and float(st.session_state[f"ds_th_{n}"]) != EVALUATORS[n].threshold}
     default_name = f"{dataset.name} · {judge_name}"
     name = st.text_input("Run name", key="ds_name", placeholder=default_name,
+                         persist_state="session",
                          help="how the run is listed on the Dashboard")
     busy = runs_view.running(JOB)
     left, right = st.columns([1, 3], vertical_alignment="center")
@@ -93,7 +94,7 @@ def page() -> None:
     dataset = runs_view.pick_dataset("ds")
     if dataset is not None:
         quiet = st.session_state.get("ds_run") is None and not runs_view.running(JOB)
-        with st.expander(f"Preview: {dataset.name}", expanded=quiet):
+        with st.expander(draw.inert(f"Preview: {dataset.name}"), expanded=quiet):
             runs_view.preview(dataset)
         settings(dataset)
     if runs_view.running(JOB):

@@ -79,19 +79,26 @@ def pick_dataset(prefix: str) -> Dataset | None:
     """The sample or an uploaded file, read once per file; a bad file says why in one line."""
     source = st.radio("Dataset", ["sample", "upload"], key=f"{prefix}_source", horizontal=True,
                       format_func={"sample": "The sample (45 cases, 9 domains)",
-                                   "upload": "Upload a file"}.get)
+                                   "upload": "Upload a file"}.get, persist_state="session")
+    cached = st.session_state.get(f"{prefix}_loaded")
     if source == "sample":
         key, raw, name = "sample", None, SAMPLE.name
     else:
         upload = st.file_uploader(
             "A dataset: JSONL (one case per line), CSV (a header row) or a JSON array",
             type=UPLOAD_TYPES, key=f"{prefix}_upload",
+            on_change=lambda: st.session_state.pop(f"{prefix}_loaded", None),
             help="Field names as in a case file (ours, RAGAS, DeepEval, Galtea), plus "
                  "optional context_labels (0/1 per chunk) and reranked (chunk indices).")
         if upload is None:
+            # Back from another page, the uploader is empty but the file read before is kept
+            # (removing it with the uploader's x forgets it).
+            if cached is not None and cached[0].startswith("upload:"):
+                st.caption(draw.inert(f"Using {cached[1].name}, uploaded before; upload "
+                                      "another file to replace it."))
+                return cached[1]
             return None
         key, raw, name = f"upload:{upload.file_id}", upload.getvalue(), upload.name
-    cached = st.session_state.get(f"{prefix}_loaded")
     if cached is not None and cached[0] == key:
         return cached[1]
     try:
@@ -155,12 +162,16 @@ def progress(key: str) -> None:
         return
     if job.done:
         st.rerun()
-    with st.container(border=True, key=f"{key}_progress"):
-        st.progress(job.fraction(), text=draw.inert(job.line()))
-        st.button("Cancel", key=f"{key}_cancel", on_click=job.cancel.set,
-                  disabled=job.stopping,
-                  help="stops before the next case; every finished case is kept in the run "
-                       "store (resume it with `jeval run DATA --resume RUN`)")
+    try:
+        with st.container(border=True, key=f"{key}_progress"):
+            st.progress(job.fraction(), text=draw.inert(job.line()))
+            st.button("Cancel", key=f"{key}_cancel", on_click=job.cancel.set,
+                      disabled=job.stopping,
+                      help="stops before the next case; every finished case is kept in the "
+                           "run store (continue it later from this page or with `jeval run "
+                           "DATA --resume RUN`)")
+    except Exception as err:  # this part reruns on its own: its own boundary, one line
+        error_line(f"The progress could not be drawn ({type(err).__name__}); the run goes on.")
 
 
 # ---- a stored run ----------------------------------------------------------------------------

@@ -80,7 +80,7 @@ def test_the_run_list_shows_judge_pass_rate_cost_and_status():
 def test_the_trend_covers_every_run_of_the_dataset():
     at = app()
     assert at.selectbox(key="dash_trend_dataset").value == "sample.jsonl"
-    assert any(c.value.startswith("2 runs of sample.jsonl") for c in at.caption)
+    assert any(shown(c.value).startswith("2 runs of sample.jsonl") for c in at.caption)
 
 
 def test_a_runs_detail_has_its_aggregate_cards():

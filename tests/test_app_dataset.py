@@ -90,6 +90,23 @@ def test_a_file_that_is_not_a_dataset_says_why_in_one_line():
     assert not [b for b in at.button if b.key == "ds_run_button"]
 
 
+def test_a_file_name_is_shown_as_written():
+    name = "**bold** [link](http://x) <b>.jsonl"
+    at = upload(app(), name, json.dumps(GOOD).encode())
+    [preview] = [e for e in at.expander if "Preview" in e.label]
+    # escaped markdown, and a word joiner (U+2060) where a link would start
+    assert shown(preview.label).replace("\u2060", "") == f"Preview: {name}"
+
+
+def test_an_uploaded_file_is_kept_while_visiting_another_page():
+    at = upload(app(), "two.jsonl", f"{json.dumps(GOOD)}\n{json.dumps({**GOOD, 'id': 'b'})}"
+                .encode())
+    at.switch_page("pages/metrics.py").run()
+    at.switch_page("pages/dataset.py").run()
+    assert metric(at, "rows read") == "2"
+    assert any("Using two.jsonl, uploaded before" in shown(c.value) for c in at.caption)
+
+
 def test_a_run_shows_the_aggregate_cards():
     at = run_with(app())
     assert not at.exception and not at.error
