@@ -19,9 +19,10 @@ import streamlit as st
 from jeval_core import compare, datasets, export, share
 from jeval_core import evaluators as registry
 from jeval_core.datasets import Dataset, DatasetRow
-from jeval_core.errors import CaseError, JevalError
+from jeval_core.errors import CaseError, JevalError, JudgeError
 from jeval_core.judges import LABELS, Judge
 from jeval_core.judges import get as get_judge
+from jeval_core.judges import jev as jev_judge
 from jeval_core.runs import SAMPLE
 from jeval_core.store import CaseRow, RunSummary, Store, default_url, open_store
 from jeval_core.text import one_line
@@ -63,6 +64,11 @@ def judge(name: str) -> tuple[Judge, tuple[Judge, ...]]:
     offline judges are shared and stay loaded). Raises JevalError (no key...)."""
     if name == "jev":
         hosted = session.jev_from_settings()
+        if not hosted.has_key:  # say so now, not once per case in a stored run of errors
+            url = hosted.base_url
+            hosted.close()
+            raise JudgeError(f"no API key for {url}: choose Jev in the sidebar and type one, "
+                             f"or set {jev_judge.KEY_ENV} for this server. Nothing was sent")
         return hosted, (hosted,)
     return _offline(name), ()
 

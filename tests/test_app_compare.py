@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
 
 from jeval_core import compare, datasets
@@ -33,10 +34,11 @@ ROWS = [
      "context_labels": [1, 0]},
 ]
 RAW = "\n".join(json.dumps(r) for r in ROWS).encode()
+KEY = "sk-apptest-compare-1234"
 
 
 def shown(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown)
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")  # the joiner is invisible
 
 
 def metric(at: AppTest, label: str) -> str | None:
@@ -53,10 +55,9 @@ def app(upload: bool = True) -> AppTest:
     return at
 
 
-def compared(judges: list[str] | None = None) -> AppTest:
+def compared() -> AppTest:
+    """The default comparison (local vs lexical on chunk_relevance) of the three rows."""
     at = app()
-    if judges:
-        at.multiselect(key="cmp_judges").set_value(judges).run()
     at.button(key="cmp_run").click().run()
     if "cmp_job" in at.session_state:
         assert at.session_state["cmp_job"].wait(300), "the comparison did not end"
@@ -117,13 +118,49 @@ def test_each_judges_pass_is_stored_as_a_run():
     assert names == ["Compare · local vs lexical · lexical", "Compare · local vs lexical · local"]
 
 
-def test_three_judges_give_three_pairs(monkeypatch):
-    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
-    at = compared(["local", "lexical", "jev"])
+def with_jev(at: AppTest, url: str, key: str) -> AppTest:
+    """The hosted judge's connection, set in the sidebar as a user does."""
+    at.radio(key="judge").set_value("jev").run()
+    at.text_input(key="jev_base_url").set_value(url).run()
+    return at.text_input(key="jev_key").set_value(key).run()
+
+
+def run_now(at: AppTest) -> AppTest:
+    at.button(key="cmp_run").click().run()
+    if "cmp_job" in at.session_state:
+        assert at.session_state["cmp_job"].wait(300), "the comparison did not end"
+    return at.run()
+
+
+def test_three_judges_give_three_pairs():
+    with Running(MockConfig()) as server:
+        at = with_jev(app(), server.url, KEY)
+        at.multiselect(key="cmp_judges").set_value(["local", "lexical", "jev"]).run()
+        at = run_now(at)
+    assert not at.error and not at.warning
     assert [m.label for m in at.metric].count("same verdicts") == 3
-    # Without a key the hosted judge answers nothing, and the page says why in one line.
-    [warning] = [shown(w.value) for w in at.warning if "jev could not answer" in shown(w.value)]
-    assert "3 cases" in warning and "no API key" in warning
+    assert list(table_with(at, "AUC")["judge"]) == ["local", "lexical", "jev"]
+
+
+def test_a_judge_that_could_not_answer_says_why():
+    with Running(MockConfig(key=KEY)) as server:
+        at = with_jev(app(), server.url, "sk-wrong-000000")
+        at.multiselect(key="cmp_judges").set_value(["lexical", "jev"]).run()
+        at = run_now(at)
+    [warning] = [shown(w.value) for w in at.warning]
+    assert warning.startswith("jev could not answer 3 cases (left out of every number)")
+    assert "401" in warning and "sk-wrong" not in warning
+
+
+def test_the_hosted_judge_without_a_key_is_refused_before_anything_runs(monkeypatch):
+    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    at = app()
+    at.multiselect(key="cmp_judges").set_value(["lexical", "jev"]).run()
+    at.button(key="cmp_run").click().run()
+    [error] = [shown(e.value) for e in at.error]
+    assert error.startswith("no API key for https:") and "Nothing was sent" in error
+    with open_store() as store:
+        assert store.runs() == []
 
 
 def test_one_judge_is_not_a_comparison():

@@ -32,7 +32,7 @@ def app() -> AppTest:
 
 
 def shown(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown)
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")  # the joiner is invisible
 
 
 def metric(at: AppTest, label: str) -> str | None:

@@ -32,7 +32,7 @@ def app() -> AppTest:
 
 def shown(markdown: str) -> str:
     """What a markdown-escaped message looks like on screen."""
-    return re.sub(r"\\(.)", r"\1", markdown)
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")  # the joiner is invisible
 
 
 def metric(at: AppTest, label: str) -> str | None:
@@ -94,8 +94,7 @@ def test_a_file_name_is_shown_as_written():
     name = "**bold** [link](http://x) <b>.jsonl"
     at = upload(app(), name, json.dumps(GOOD).encode())
     [preview] = [e for e in at.expander if "Preview" in e.label]
-    # escaped markdown, and a word joiner (U+2060) where a link would start
-    assert shown(preview.label).replace("\u2060", "") == f"Preview: {name}"
+    assert shown(preview.label) == f"Preview: {name}"
 
 
 def test_an_uploaded_file_is_kept_while_visiting_another_page():
@@ -114,6 +113,17 @@ def test_a_run_shows_the_aggregate_cards():
     assert metric(at, "pass rate") is not None
     assert metric(at, "chunk precision") is not None and metric(at, "chunk AUC") is not None
     assert metric(at, "P@1 retriever → reranked") is not None
+
+
+def test_the_hosted_judge_without_a_key_is_refused_before_anything_runs(monkeypatch):
+    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    at = app()
+    at.radio(key="judge").set_value("jev").run()
+    at.button(key="ds_run_button").click().run()
+    [error] = [shown(e.value) for e in at.error]
+    assert error.startswith("no API key for https:") and "Nothing was sent" in error
+    with open_store() as store:
+        assert store.runs() == []
 
 
 def test_every_run_is_stored():
