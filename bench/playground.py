@@ -1,16 +1,24 @@
 """How live the Playground is in a real browser; prints figures, asserts nothing.
 
-    python bench/playground.py
+    python bench/playground.py                  # everything, 15 edits per case
+    python bench/playground.py --only seed big  # some edit cases (seed, noisy, big)
+    python bench/playground.py --repeat 3       # the whole set 3 times, on fresh servers
+    python bench/playground.py --server-times   # and how long each server run took
+    python bench/playground.py --root DIR       # another checkout of the app (a baseline)
 
 Starts the app on a loopback port and drives Debian chromium with playwright. A committed
-edit is measured from Ctrl+Enter until the run it starts is drawn (the app's script state
-turns back to "notRunning" after the browser has drawn everything the run sent), i.e. the
-whole results panel has been redrawn. The first scored page is measured on a fresh server,
-from navigation to the seed's label on screen.
+edit is measured on the page's clock from the Ctrl+Enter key press to the last change of the
+document once the run it started is drawn (its "script finished" message arrived, the script
+state reads notRunning and nothing changed for a while after), i.e. the whole results panel
+has been redrawn. The first scored page is measured on a fresh server, from navigation to the
+seed's label on screen. Medians are printed with the load average, which the figures follow
+on a shared 2-core machine.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -22,12 +30,47 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
-from browser import AppServer, count_runs, launch, runs_done, wait_for_runs  # noqa: E402
+import browser  # noqa: E402
+from browser import (  # noqa: E402
+    AppServer,
+    count_runs,
+    key_to_drawn_ms,
+    launch,
+    runs_done,
+    wait_for_runs,
+)
 from jev_servers import free_port  # noqa: E402
 
 from jeval_core import Case, casefile, evaluators, share  # noqa: E402
 
-EDITS = 15
+CASES = ("seed", "noisy", "big")
+LABELS = {
+    "first": "first scored page, fresh server (model load included)",
+    "second": "first scored page, second visitor",
+    "seed": "edit a chunk, seed example (4 chunks, local judge)",
+    "noisy": "edit a chunk, noisy_retrieval (6 chunks, 6 evaluators), local",
+    "big": "edit a chunk, 30 chunks x 8 evaluators, local",
+}
+# Loaded into the server with --server-times: how long each script run took, one line each.
+RUN_TIMER = '''
+import os, threading, time
+import streamlit.runtime.scriptrunner.script_runner as _sr
+_orig, _lock = _sr.exec_func_with_error_handling, threading.Lock()
+def _timed(func, ctx):
+    started = time.perf_counter()
+    try:
+        return _orig(func, ctx)
+    finally:
+        took = (time.perf_counter() - started) * 1000
+        kind = "fragment" if getattr(ctx, "fragment_ids_this_run", None) else "full"
+        with _lock, open(os.environ["JEVAL_RUN_LOG"], "a") as out:
+            out.write(f"{kind} {took:.1f}\\n")
+_sr.exec_func_with_error_handling = _timed
+'''
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def stats(ms: list[float]) -> str:
@@ -36,14 +79,29 @@ def stats(ms: list[float]) -> str:
             f"{ms[min(len(ms) - 1, int(0.9 * len(ms)))]:7.0f} ms   (n={len(ms)})")
 
 
-def open_page(browser, url: str, ready: str = "50% yes"):
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+class RunLog:
+    """The server's own run times (with --server-times), read since the last mark."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path, self.seen = path, 0
+
+    def since_mark(self) -> list[float]:
+        if self.path is None or not self.path.exists():
+            return []
+        lines = self.path.read_text().splitlines()
+        new, self.seen = lines[self.seen:], len(lines)
+        return [float(line.split()[1]) for line in new]
+
+
+def open_page(b, url: str, ready: str = "50% yes"):
+    page = b.new_page(viewport={"width": 1280, "height": 1000})
     count_runs(page)
     started = time.perf_counter()
     page.goto(url)
     page.get_by_text(ready).first.wait_for(timeout=120_000)
+    shown = (time.perf_counter() - started) * 1000
     wait_for_runs(page, 1)
-    return page, (time.perf_counter() - started) * 1000
+    return page, shown
 
 
 def token_of(name: str) -> str:
@@ -62,44 +120,92 @@ def big_token() -> str:
     return share.encode(case, evaluators.ALL, "local")
 
 
-def edits(page, label: str) -> None:
+def edits(page, n: int, runs: RunLog) -> tuple[list[float], list[float]]:
+    """Commit `n` edits of context[0]; the first two warm up and are dropped."""
     box = page.get_by_label("context[0]", exact=True)
     times = []
-    for i in range(EDITS):
+    runs.since_mark()
+    for i in range(n):
         text = f"Price: ${40 + i} per billion input tokens. Output tokens are free (edit {i})."
         box.fill(text)
         before = runs_done(page)
-        started = time.perf_counter()
         box.press("Control+Enter")
         wait_for_runs(page, before + 1)
-        times.append((time.perf_counter() - started) * 1000)
-    print(f"{label:62} {stats(times[2:])}")
+        times.append(key_to_drawn_ms(page))
+    server = runs.since_mark()
+    per_edit = len(server) // n if server else 0  # an edit's runs: its callbacks', then live
+    return times[2:], [sum(server[i:i + per_edit]) for i in range(2 * per_edit, len(server),
+                                                                  max(per_edit, 1))]
+
+
+def one_set(b, url: str, only: tuple[str, ...], n: int, runs: RunLog,
+            figures: dict[str, list[float]], server: dict[str, list[float]]) -> None:
+    urls = {"seed": (url, "50% yes"),
+            "noisy": (f"{url}/?case={token_of('noisy_retrieval')}", "83% yes"),
+            "big": (f"{url}/?case={big_token()}", "context[29]")}
+    page, cold = open_page(b, url)
+    figures["first"].append(cold)
+    server["first"] += runs.since_mark()[:1]
+    second, warm = open_page(b, url)
+    figures["second"].append(warm)
+    server["second"] += runs.since_mark()[:1]
+    second.close()
+    for case in ("seed", "noisy", "big"):
+        if case not in only:
+            continue
+        if case != "seed":
+            page.close()
+            page, _ = open_page(b, *urls[case])
+        browser_ms, server_ms = edits(page, n, runs)
+        figures[case] += browser_ms
+        server[case] += server_ms
+    page.close()
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", choices=CASES, default=list(CASES))
+    parser.add_argument("--edits", type=int, default=15, help="edits per case (2 warm up)")
+    parser.add_argument("--repeat", type=int, default=1, help="fresh servers, one after another")
+    parser.add_argument("--server-times", action="store_true",
+                        help="also print how long the server's script runs took (per edit: "
+                             "the sum of its runs)")
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="the checkout whose app.py to serve (default: this one)")
+    args = parser.parse_args()
+    browser.ROOT = args.root.resolve()  # where AppServer runs `streamlit run app.py`
+    figures: dict[str, list[float]] = {k: [] for k in LABELS}
+    server: dict[str, list[float]] = {k: [] for k in LABELS}
+    print(f"{args.root.resolve()} · {load()}")
     with tempfile.TemporaryDirectory() as tmp:
-        server = AppServer(free_port(), Path(tmp) / "streamlit.log")
-        try:
-            with sync_playwright() as p:
-                browser = launch(p)
-                page, cold = open_page(browser, server.url)
-                print(f"{'first scored page, fresh server (model load included)':62} "
-                      f"{cold:7.0f} ms")
-                second, warm = open_page(browser, server.url)
-                print(f"{'first scored page, second visitor':62} {warm:7.0f} ms")
-                second.close()
-                edits(page, "edit a chunk, seed example (4 chunks, local judge)")
-                page.close()
-                page, _ = open_page(browser, f"{server.url}/?case={token_of('noisy_retrieval')}",
-                                    "83% yes")
-                edits(page, "edit a chunk, noisy_retrieval (6 chunks, 6 evaluators), local")
-                page.close()
-                page, _ = open_page(browser, f"{server.url}/?case={big_token()}", "context[29]")
-                wait_for_runs(page, 1)
-                edits(page, "edit a chunk, 30 chunks x 8 evaluators, local")
-                browser.close()
-        finally:
-            server.stop()
+        log = None
+        if args.server_times:
+            hook = Path(tmp) / "hook"
+            hook.mkdir()
+            (hook / "sitecustomize.py").write_text(RUN_TIMER)
+            log = Path(tmp) / "runs.log"
+            os.environ["PYTHONPATH"] = os.pathsep.join(
+                [str(hook), *filter(None, [os.environ.get("PYTHONPATH")])])
+            os.environ["JEVAL_RUN_LOG"] = str(log)
+        for _ in range(args.repeat):
+            runs = RunLog(log)
+            app = AppServer(free_port(), Path(tmp) / "streamlit.log")
+            try:
+                with sync_playwright() as p:
+                    b = launch(p)
+                    one_set(b, app.url, tuple(args.only), args.edits, runs, figures, server)
+                    b.close()
+            finally:
+                app.stop()
+            print(f"  one set done · {load()}")
+    for key, label in LABELS.items():
+        if not figures[key]:
+            continue
+        line = f"{label:62} {stats(figures[key])}"
+        if server[key]:
+            line += f"   server median {statistics.median(server[key]):5.0f} ms"
+        print(line)
+    print(load())
 
 
 if __name__ == "__main__":

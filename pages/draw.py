@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import re
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 
 from jeval_core import Report, export
@@ -19,6 +17,7 @@ from jeval_core.request import one_call_per_question
 from jeval_core.results import Result, is_yes
 
 GOOD, BAD, NEUTRAL = "#2e9e5b", "#d9534f", "#8a94a6"
+BAR_STEP = 22  # px per bar of a chart
 _AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|www)(:|\.)")
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
 
@@ -134,7 +133,7 @@ def cards(report: Report, stale: bool) -> None:
 
 
 def card(name: str, result: Result, stale: bool) -> None:
-    head, score_col, label_col = st.columns([4, 3, 3], vertical_alignment="center")
+    head = score_col = label_col = st.container(horizontal=True, vertical_alignment="center")
     if result.skipped:
         head.markdown(f"**{inert(name)}** :gray-badge[skipped]")
         st.caption(inert(result.reason.replace("`", "")))
@@ -159,20 +158,12 @@ def bar_labels(rows: list[dict]) -> list[str]:
 
 
 def detail(report: Report, name: str) -> None:
-    """One evaluator's bars with the 0.5 line, then the same rows as a table."""
+    """One evaluator's bars with the 0.5 line (its rows are in the questions table), and why."""
     raw = report.rows(name)
-    rows = pd.DataFrame(raw)
-    rows["bar"] = bar_labels(raw)
-    st.altair_chart(chart(rows.drop(columns=["evidence"]), EVALUATORS[name]), width="stretch")
-    columns = ["judged", "p", "verdict", "text", "id"]
-    if any(r["evidence"] for r in raw):
-        rows["why"] = [", ".join(t for _, _, t in ev) for ev in rows["evidence"]]
-        columns.insert(3, "why")
-    st.dataframe(
-        rows[columns], hide_index=True, width="stretch",
-        column_config={"p": st.column_config.NumberColumn("p(yes)", format="%.2f"),
-                       "text": st.column_config.TextColumn("text", width="large")},
-    )
+    labels = bar_labels(raw)
+    bars = [{"bar": label, "judged": r["judged"], "p": r["p"], "verdict": r["verdict"],
+             "text": r["text"]} for label, r in zip(labels, raw, strict=True)]
+    st.vega_lite_chart(chart(bars, EVALUATORS[name]), width="stretch")
     why(raw)
 
 
@@ -205,15 +196,18 @@ def questions_table(report: Report) -> None:
     rows = question_rows(report)
     if rows:
         st.dataframe(
-            pd.DataFrame(rows), hide_index=True, width="stretch",
+            rows, hide_index=True, width="stretch",
             column_config={"id": st.column_config.TextColumn("id", width="small"),
                            "p": st.column_config.NumberColumn("p(yes)", format="%.2f",
                                                               width="small"),
                            "question": st.column_config.TextColumn("question", width="large"),
                            "refers to": st.column_config.TextColumn("refers to",
                                                                     width="large")})
-    with st.expander("The questions verbatim, as sent (copy with the button on the block)"):
-        questions(report)
+    box = st.expander("The questions verbatim, as sent (copy with the button on the block)",
+                      key="verbatim_open", on_change="rerun")
+    if box.open:  # drawn only when opened: nothing to draw per edit otherwise
+        with box:
+            questions(report)
 
 
 def compare(reports: dict[str, Report]) -> None:
@@ -239,12 +233,12 @@ def compare(reports: dict[str, Report]) -> None:
                             for n, r in reports.items()))
     config = {f"p {j}": st.column_config.NumberColumn(f"p {j}", format="%.2f")
               for j in names}
-    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch", column_config=config)
+    st.dataframe(table, hide_index=True, width="stretch", column_config=config)
 
 
 def exports(report: Report, case_payload: dict) -> None:
     """The scored case as JSON (every result) and every detail row as CSV, formula-safe."""
-    left, right = st.columns(2)
+    left = right = st.container(horizontal=True)
     scored = {"case": case_payload, "report": report.to_dict()}
     left.download_button("Download the scored case (JSON)",
                          lambda: json.dumps(scored, indent=2, ensure_ascii=False),
@@ -312,23 +306,39 @@ def questions(report: Report) -> None:
     st.code("\n".join(lines), language=None, wrap_lines=True)
 
 
-def chart(rows: pd.DataFrame, evaluator: Evaluator) -> alt.LayerChart:
+def chart(rows: list[dict], evaluator: Evaluator) -> dict:
     """Horizontal bars of p(yes), one labelled row per judged item, coloured by verdict,
-    with the 0.5 line. Every bar keeps its label, however many there are."""
+    with the 0.5 line. Every bar keeps its label, however many there are.
+
+    A Vega-Lite spec written out (no chart library to build and validate it on every edit);
+    `rows` carry bar, judged, p, verdict and text.
+    """
     yes_colour = GOOD if evaluator.higher_is_better else BAD
-    bars = alt.Chart(rows).mark_bar().encode(
-        y=alt.Y("bar:N", sort=None, title=None,
-                axis=alt.Axis(labelLimit=0, labelOverlap=False, labelFontSize=12)),
-        x=alt.X("p:Q", scale=alt.Scale(domain=[0, 1]), title="p(yes)"),
-        color=alt.Color("verdict:N", legend=alt.Legend(orient="top", title=None),
-                        scale=alt.Scale(domain=list(evaluator.verdicts),
-                                        range=[yes_colour, NEUTRAL])),
-        tooltip=[alt.Tooltip("judged:N"), alt.Tooltip("p:Q", format=".2f"),
-                 alt.Tooltip("verdict:N"), alt.Tooltip("text:N")],
-    )
-    line = alt.Chart(pd.DataFrame({"p": [0.5]})).mark_rule(
-        strokeDash=[5, 4], color="#f0ad4e").encode(x="p:Q")
-    return (bars + line).properties(height=max(60, 20 * len(rows)))
+    bars = {
+        "mark": {"type": "bar"},
+        "encoding": {
+            "y": {"field": "bar", "type": "nominal", "sort": None, "title": None,
+                  "axis": {"labelLimit": 0, "labelOverlap": False, "labelFontSize": 12}},
+            "x": {"field": "p", "type": "quantitative", "scale": {"domain": [0, 1]},
+                  "title": "p(yes)"},
+            "color": {"field": "verdict", "type": "nominal",
+                      "legend": {"orient": "top", "title": None},
+                      "scale": {"domain": list(evaluator.verdicts),
+                                "range": [yes_colour, NEUTRAL]}},
+            "tooltip": [{"field": "judged", "type": "nominal"},
+                        {"field": "p", "type": "quantitative", "format": ".2f"},
+                        {"field": "verdict", "type": "nominal"},
+                        {"field": "text", "type": "nominal"}],
+        },
+    }
+    line = {"data": {"name": "line"},
+            "mark": {"type": "rule", "strokeDash": [5, 4], "color": "#f0ad4e"},
+            "encoding": {"x": {"field": "p", "type": "quantitative"}}}
+    # A row height, not a total: a total includes the legend and the axis, which left no room
+    # for the bars of a short list (4 chunks: every label drawn over the first). Width fits.
+    return {"datasets": {"bars": rows, "line": [{"p": 0.5}]},
+            "height": {"step": BAR_STEP}, "autosize": {"type": "fit-x", "contains": "padding"},
+            "layer": [{"data": {"name": "bars"}, **bars}, line]}
 
 
 def request_panel(report: Report) -> None:
@@ -338,8 +348,7 @@ def request_panel(report: Report) -> None:
     used = report.usage.input_tokens
     tokens = f"{used:,}" if used else f"~{packed.tokens.total:,}"
     cost = report.cost_usd if used else packed.cost_usd
-    a, b = st.columns(2)
-    c, d = st.columns(2)
+    a = b = c = d = st.container(horizontal=True, gap="medium")  # wraps when narrow
     a.metric("requests", "1" if packed.asked else "0",
              help="every question of every evaluator in one request")
     b.metric("input tokens" + ("" if used else " (estimate)"), tokens)

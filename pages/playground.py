@@ -7,28 +7,34 @@ already given); the hosted judge only when its button is pressed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
+from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+from streamlit.errors import StreamlitAPIException
 
 from jeval_core import Case, CaseError, JevalError, Report, casefile, evaluators
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.judges import Judge
 from jeval_core.judges import get as get_judge
-from jeval_core.request import pack
+from jeval_core.request import Packed, pack
 from jeval_core.scoring import prepare, run
 from jeval_core.share import MAX_TOKEN_CHARS
 from jeval_core.text import one_line
 from pages import draw, session
 
 OFFLINE = ("local", "lexical")
+LIVE = "live"  # the fragment a committed edit reruns
 
 
 @st.cache_resource(show_spinner="Loading the offline judge…")
 def offline_judge(name: str) -> Judge:
     judge = get_judge(name)
     judge.warm_up()
+    session.loaded_for_good()
     return judge
 
 
@@ -40,6 +46,14 @@ def score_offline(case: Case, names: tuple[str, ...], judge: str) -> Report:
 
 
 # ---- callbacks: they change the case before the widgets are drawn ----
+
+def rerun_live() -> None:
+    """A committed edit of the case's text or of its evaluators changes the results, the bar
+    under the picker and each chunk's verdict, not the editor the browser already shows:
+    rerun the live panel only."""
+    with contextlib.suppress(StreamlitAPIException):  # no live panel: the usual rerun
+        st.rerun(LIVE)
+
 
 def on_example() -> None:
     name = st.session_state.get("example")
@@ -103,23 +117,25 @@ def origin_line() -> None:
         st.caption(draw.inert(f"From {origin}"))
 
 
-def editor(per_chunk: dict[int, dict]) -> None:
-    """Input, output, expected, the chunk list with each chunk's p, and the evaluators."""
+def editor() -> dict[str, DeltaGenerator]:
+    """Input, output, expected, the chunk list and the evaluators. Returns a slot beside each
+    chunk (by its id) for its p and verdict, which the live panel draws."""
     st.text_area("input — the user's question", key="input", height=68,
-                 persist_state="session")
+                 persist_state="session", on_change=rerun_live)
     st.text_area("output — the answer to judge", key="output", height=100,
-                 persist_state="session")
+                 persist_state="session", on_change=rerun_live)
     st.text_area("expected — a reference answer (optional)", key="expected", height=68,
-                 persist_state="session")
+                 persist_state="session", on_change=rerun_live)
     ids = st.session_state["chunk_ids"]
     st.markdown(f"**context** — {draw.plural(len(ids), 'retrieved chunk', 'retrieved chunks')}"
                 ", in rank order")
+    slots = {}
     for pos, uid in enumerate(ids):
         with st.container(key=f"chunkbox_{uid}"):
             text_col, up, down, drop = st.columns([12, 1, 1, 1], vertical_alignment="center",
                                                   gap="small")
             text_col.text_area(f"context[{pos}]", key=f"chunk_{uid}", height=68,
-                               persist_state="session")
+                               persist_state="session", on_change=rerun_live)
             up.button(f"Move context[{pos}] up", key=f"up_{uid}", type="tertiary",
                       on_click=session.move_chunk, args=(uid, -1), disabled=pos == 0)
             down.button(f"Move context[{pos}] down", key=f"down_{uid}", type="tertiary",
@@ -127,18 +143,22 @@ def editor(per_chunk: dict[int, dict]) -> None:
                         disabled=pos == len(ids) - 1)
             drop.button(f"Delete context[{pos}]", key=f"drop_{uid}", type="tertiary",
                         on_click=session.delete_chunk, args=(uid,))
-            chunk_verdict(st.session_state.get(f"chunk_{uid}", ""), per_chunk.get(pos))
+            slots[uid] = st.container()
     st.button("Add a chunk", on_click=session.add_chunks, args=([""],))
-    with st.expander("Paste many chunks at once"):
-        st.radio("separated by", list(session.SEPARATORS), key="paste_how", horizontal=True,
-                 format_func=session.SEPARATORS.get)
-        st.text_area("chunks", key="paste", height=120, label_visibility="collapsed")
-        left, right = st.columns(2)
-        left.button("Append them", on_click=on_paste, args=(False,))
-        right.button("Replace all chunks", on_click=on_paste, args=(True,))
-        if st.session_state.get("paste_notice"):
-            st.warning(draw.inert(st.session_state.pop("paste_notice")))
-    st.multiselect("evaluators", NAMES, key="evaluators", persist_state="session")
+    paste = st.expander("Paste many chunks at once", key="paste_open", on_change="rerun")
+    if paste.open:  # drawn only when opened: nothing to draw per edit otherwise
+        with paste:
+            st.radio("separated by", list(session.SEPARATORS), key="paste_how",
+                     horizontal=True, format_func=session.SEPARATORS.get)
+            st.text_area("chunks", key="paste", height=120, label_visibility="collapsed")
+            left, right = st.columns(2)
+            left.button("Append them", on_click=on_paste, args=(False,))
+            right.button("Replace all chunks", on_click=on_paste, args=(True,))
+    if st.session_state.get("paste_notice"):
+        st.warning(draw.inert(st.session_state.pop("paste_notice")))
+    st.multiselect("evaluators", NAMES, key="evaluators", persist_state="session",
+                   on_change=rerun_live)
+    return slots
 
 
 def chunk_verdict(text: str, row: dict | None) -> None:
@@ -147,6 +167,7 @@ def chunk_verdict(text: str, row: dict | None) -> None:
         st.caption("blank: not judged (it keeps its rank)")
         return
     if row is None:
+        st.empty()  # the slot is written on every run, even with nothing to say
         return
     colour = "green" if row["yes"] else "gray"
     line = f":{colour}-badge[p {row['p']:.2f} · {draw.inert(row['verdict'])}]"
@@ -156,7 +177,7 @@ def chunk_verdict(text: str, row: dict | None) -> None:
     st.markdown(line)
 
 
-def files(case: Case, chosen: tuple[Evaluator, ...]) -> None:
+def download_case(case: Case, chosen: tuple[Evaluator, ...]) -> None:
     thresholds = st.session_state.get("thresholds") or {}
     payload = {**case.to_dict(), "evaluators": [e.name for e in chosen]}
     if thresholds:
@@ -164,6 +185,9 @@ def files(case: Case, chosen: tuple[Evaluator, ...]) -> None:
     st.download_button("Download the case (JSON)",
                        lambda: json.dumps(payload, indent=2, ensure_ascii=False),
                        file_name="case.json", mime="application/json", on_click="ignore")
+
+
+def upload() -> None:
     st.file_uploader("Upload a case JSON", type=["json"], key="upload", on_change=on_upload)
     if st.session_state.get("upload_notice"):
         st.warning(draw.inert(st.session_state.pop("upload_notice")))
@@ -219,10 +243,11 @@ def copy_link(token: str | None) -> None:
 
 # ---- scoring ----
 
-def run_scoring(case: Case, chosen: tuple[Evaluator, ...], judge: str,
-                asked: bool) -> tuple[Report | None, str | None]:
-    """Offline judges score on every commit; the hosted one only when asked. Never the other
-    judge's results under this judge's name."""
+def run_scoring(case: Case, chosen: tuple[Evaluator, ...], judge: str, asked: bool,
+                packed: Packed | None = None) -> tuple[Report | None, str | None]:
+    """Offline judges score on every commit; the hosted one only when asked, with the request
+    packed for its button when there is one. Never the other judge's results under this
+    judge's name."""
     if judge in OFFLINE:
         try:
             return score_offline(case, tuple(e.name for e in chosen), judge), None
@@ -233,7 +258,9 @@ def run_scoring(case: Case, chosen: tuple[Evaluator, ...], judge: str,
         try:
             hosted = session.jev_from_settings()
             try:
-                st.session_state["jev_result"] = run(prepare(case, chosen, hosted), hosted)
+                request = packed if packed is not None else prepare(case, chosen, hosted)
+                request.check_budget()
+                st.session_state["jev_result"] = run(request, hosted)
             finally:
                 hosted.close()
         except JevalError as err:
@@ -241,9 +268,10 @@ def run_scoring(case: Case, chosen: tuple[Evaluator, ...], judge: str,
     return st.session_state.get("jev_result"), error
 
 
-def is_stale(report: Report, case: Case, chosen: tuple[Evaluator, ...]) -> bool:
-    return (report.packed.state != pack(case, chosen).state
-            or [e.name for e in report.packed.selected] != [e.name for e in chosen])
+def is_stale(report: Report, now: Packed) -> bool:
+    """Whether a hosted result was scored from another case or other evaluators than `now`."""
+    return (report.packed.state != now.state
+            or [e.name for e in report.packed.selected] != [e.name for e in now.selected])
 
 
 @st.fragment
@@ -251,11 +279,69 @@ def workbench() -> None:
     try:
         panel()
     except Exception as err:  # the boundary: a visitor sees one line, never a traceback
-        st.error(draw.inert(f"Something went wrong on this page ({type(err).__name__}: "
-                            f"{one_line(err, 200)}). Your text is kept; please report this."))
+        oops(err)
+
+
+def oops(err: Exception) -> None:
+    st.error(draw.inert(f"Something went wrong on this page ({type(err).__name__}: "
+                        f"{one_line(err, 200)}). Your text is kept; please report this."))
+
+
+def on_copy() -> None:
+    st.session_state["copy_asked"] = True
 
 
 def panel() -> None:
+    """What changes only with the case's shape (the example picker, the editor's widgets);
+    the live panel draws the rest, and an edit reruns only the live panel."""
+    session.spare_the_collector()
+    present = bool(st.session_state.get("present"))
+    pick, share_col = st.columns([5, 1], vertical_alignment="center")
+    if not present:
+        descriptions = session.descriptions()
+        pick.selectbox("example", list(descriptions), key="example", on_change=on_example,
+                       format_func=descriptions.get, index=None,
+                       placeholder="Load an example…", label_visibility="collapsed")
+    share_col.button("Copy link", width="stretch", on_click=on_copy,
+                     help="puts a link to this case on the clipboard; never the key")
+    if st.session_state.get("notice"):  # a damaged link: said on the first screen
+        st.warning(draw.inert(st.session_state.pop("notice")))
+    top = st.container()
+    if present:
+        live(Slots(top, st.container(), None, {}))
+        return
+    inputs, results = st.columns([4, 6], gap="large")
+    with inputs:
+        chunks = editor()
+        download = st.container()
+        upload()
+    live(Slots(top, results, download, chunks))
+
+
+@dataclass(frozen=True)
+class Slots:
+    """Where the live panel draws: the bar under the picker, the results (or presentation),
+    the case download, and beside each chunk (by id) its p and verdict."""
+
+    top: DeltaGenerator
+    body: DeltaGenerator
+    download: DeltaGenerator | None
+    chunks: dict[str, DeltaGenerator]
+
+
+@st.fragment(key=LIVE)
+def live(slots: Slots) -> None:
+    try:
+        live_panel(slots)
+    except Exception as err:  # the boundary, as for the whole panel
+        with slots.body.container():
+            oops(err)
+
+
+def live_panel(slots: Slots) -> None:
+    """Everything a committed edit changes: the link, the origin line, the Jev button and its
+    error, each chunk's verdict, the results."""
+    session.spare_the_collector()
     started = time.perf_counter()
     present = bool(st.session_state.get("present"))
     case = session.current_case()
@@ -263,56 +349,55 @@ def panel() -> None:
     judge = st.session_state.get("judge") or "local"
     token = follow_in_url()
 
-    pick, share_col = st.columns([5, 1], vertical_alignment="center")
-    if not present:
-        descriptions = session.descriptions()
-        pick.selectbox("example", list(descriptions), key="example", on_change=on_example,
-                       format_func=descriptions.get, index=None,
-                       placeholder="Load an example…", label_visibility="collapsed")
-    copy = share_col.button("Copy link", width="stretch",
-                            help="puts a link to this case on the clipboard; never the key")
-    if st.session_state.get("notice"):  # a damaged link: said on the first screen
-        st.warning(draw.inert(st.session_state.pop("notice")))
-    asked = False
-    shown_origin = not present and (session.modified() or (
-        st.session_state.get("origin") and not st.session_state.get("example")))
-    if shown_origin or (judge == "jev" and chosen):
-        state, act = st.columns([1, 1], vertical_alignment="center")
-        if shown_origin:
-            with state:
-                origin_line()
-        if judge == "jev" and chosen:
-            try:
-                packed = pack(case, chosen, st.session_state.get("jev_model") or "jev-latest")
-                label = (f"Score with Jev (1 request, ~{packed.tokens.total:,} tokens, "
-                         f"~${packed.cost_usd:.6f})")
-            except JevalError:
-                label = "Score with Jev"
-            asked = act.button(label, type="primary", width="stretch")
-    report, error = run_scoring(case, chosen, judge, asked) if chosen else (None, None)
-    if copy:
-        copy_link(token)
-    if error:  # next to the button that caused it, on the first screen
-        st.error(draw.inert(error))
+    asked, packed = False, None
+    # each slot gets its one container on every run: a fragment may only write again where it
+    # wrote before
+    with slots.top.container():
+        shown_origin = not present and (session.modified() or (
+            st.session_state.get("origin") and not st.session_state.get("example")))
+        if shown_origin or (judge == "jev" and chosen):
+            state, act = st.columns([1, 1], vertical_alignment="center")
+            if shown_origin:
+                with state:
+                    origin_line()
+            if judge == "jev" and chosen:
+                try:  # packed once: for the button, the staleness check and the request
+                    packed = pack(case, chosen, st.session_state.get("jev_model")
+                                  or "jev-latest")
+                    label = (f"Score with Jev (1 request, ~{packed.tokens.total:,} tokens, "
+                             f"~${packed.cost_usd:.6f})")
+                except JevalError:
+                    label = "Score with Jev"
+                asked = act.button(label, type="primary", width="stretch")
+        report, error = (run_scoring(case, chosen, judge, asked, packed) if chosen
+                         else (None, None))
+        if st.session_state.pop("copy_asked", False):
+            copy_link(token)
+        if error:  # next to the button that caused it, on the first screen
+            st.error(draw.inert(error))
 
     thresholds = {k: v for k, v in (st.session_state.get("thresholds") or {}).items()
                   if k in EVALUATORS}
     if report is not None and thresholds:
         report = report.with_thresholds(thresholds)
     # offline results are scored from the case on screen: only the hosted judge's can lag
-    stale = report is not None and judge == "jev" and is_stale(report, case, chosen)
+    stale = (report is not None and judge == "jev"
+             and (packed is None or is_stale(report, packed)))
     per_chunk = draw.chunk_rows(report) if report is not None and not stale else {}
     draw.chunk_edges({uid: (per_chunk[pos]["yes"] if pos in per_chunk else None)
-                for pos, uid in enumerate(st.session_state["chunk_ids"])})
+                      for pos, uid in enumerate(st.session_state["chunk_ids"])})
+    for pos, uid in enumerate(st.session_state["chunk_ids"]):
+        if uid in slots.chunks:
+            with slots.chunks[uid]:
+                chunk_verdict(case.context[pos], per_chunk.get(pos))
+    if slots.download is not None:
+        with slots.download:
+            download_case(case, chosen)
 
-    if present:
-        presentation(case, report, stale, per_chunk)
-        return
-    inputs, results = st.columns([4, 6], gap="large")
-    with inputs:
-        editor(per_chunk)
-        files(case, chosen)
-    with results:
+    with slots.body:
+        if present:
+            presentation(case, report, stale, per_chunk)
+            return
         if not chosen:
             st.info("Pick at least one evaluator.")
             return
@@ -383,7 +468,7 @@ def compare(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
         except JevalError as err:
             st.error(draw.inert(f"{judge}: {err}"))
     hosted = st.session_state.get("jev_result")
-    if hosted is not None and not is_stale(hosted, case, chosen):
+    if hosted is not None and not is_stale(hosted, pack(case, chosen)):
         reports["jev"] = hosted
     if len(reports) >= 2:
         draw.compare(reports)

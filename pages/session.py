@@ -7,6 +7,7 @@ the environment goes only to the server the environment configured.
 
 from __future__ import annotations
 
+import gc
 import re
 import uuid
 from pathlib import Path
@@ -24,6 +25,27 @@ from pages import draw
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 DEFAULT_EXAMPLE = "jev_pricing"
+
+
+_LOADED_SINCE_FREEZE = True  # the imports, at first
+
+
+def loaded_for_good() -> None:
+    """Say that objects kept for the server's lifetime were just loaded (a judge's model)."""
+    global _LOADED_SINCE_FREEZE
+    _LOADED_SINCE_FREEZE = True
+
+
+def spare_the_collector() -> None:
+    """Streamlit collects garbage (all generations) after every script run, which walks every
+    object the libraries and the judge's model keep: 80-400 ms after each edit on this
+    machine, during which the server sends nothing. Objects loaded for good are moved out of
+    its way (gc.freeze), once, on the first run after they were loaded (the previous run's
+    collection has just removed that run's garbage)."""
+    global _LOADED_SINCE_FREEZE
+    if _LOADED_SINCE_FREEZE:
+        _LOADED_SINCE_FREEZE = False
+        gc.freeze()
 
 
 def examples() -> dict[str, Path]:

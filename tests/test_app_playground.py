@@ -3,7 +3,6 @@
 import json
 import re
 
-import pandas as pd
 import pytest
 from conftest import load_case, load_file
 from jev_servers import FaultyServer, MockProcess
@@ -38,7 +37,10 @@ def chunk_areas(at: AppTest):
 
 
 def sent_questions(at: AppTest) -> list[str]:
-    """The verbatim question block: one line per question, `id  p=0.62  text`."""
+    """The verbatim question block (drawn once its expander is open): one line per question,
+    `id  p=0.62  text`."""
+    at.session_state["verbatim_open"] = True
+    at.run()
     for block in at.code:
         if block.value.startswith("cr0"):
             return [line.split("  ", 2)[2] for line in block.value.splitlines()]
@@ -148,14 +150,11 @@ def test_a_judge_error_shows_next_to_the_button_and_keeps_the_text():
     it), and no offline results are claimed as the hosted judge's or as its last good ones."""
     server = MockProcess("--key", KEY)
     try:
-        at = app()
+        at = jev_app(server.url, "sk-wrong-000")
         typed = "How is Jev priced, really?"
         at.text_area(key="input").set_value(typed).run()
-        at.sidebar.radio[0].set_value("jev").run()
         assert any("Press the button to score" in i.value for i in at.info)
         assert not metric(at, "label") and "judge: local" not in captions(at)
-        at.sidebar.text_input(key="jev_base_url").set_value(server.url).run()
-        at.sidebar.text_input(key="jev_key").set_value("sk-wrong-000").run()
         score_button(at).click().run()
     finally:
         server.stop()
@@ -257,6 +256,7 @@ def test_copy_link_puts_the_case_in_the_url_without_a_key():
 ])
 def test_paste_many_offers_the_separators_people_paste_with(how, text):
     at = app()
+    open_expander(at, "paste_open")
     at.radio(key="paste_how").set_value(how).run()
     at.text_area(key="paste").set_value(text).run()
     [b for b in at.button if b.label == "Append them"][0].click().run()
@@ -267,6 +267,7 @@ def test_paste_many_offers_the_separators_people_paste_with(how, text):
 
 def test_a_bad_json_array_paste_says_so_and_changes_nothing():
     at = app()
+    open_expander(at, "paste_open")
     at.radio(key="paste_how").set_value("json").run()
     at.text_area(key="paste").set_value('["a", 2]').run()
     [b for b in at.button if b.label == "Append them"][0].click().run()
@@ -276,6 +277,7 @@ def test_a_bad_json_array_paste_says_so_and_changes_nothing():
 
 def test_pasting_many_chunks_splits_on_blank_lines():
     at = app()
+    open_expander(at, "paste_open")
     at.text_area(key="paste").set_value("First new chunk.\n\nSecond one.\n  \nThird.").run()
     [b for b in at.button if b.label == "Append them"][0].click().run()
     assert [t.value for t in chunk_areas(at)][-3:] == ["First new chunk.", "Second one.",
@@ -386,13 +388,13 @@ def test_bars_are_horizontal_and_every_one_is_labelled():
     rows = [{"id": f"ha{i}", "judged": "output", "p": 0.1, "verdict": "not contradicted",
              "text": "x"} for i in range(3)]
     assert draw.bar_labels(rows) == ["output (ha0)", "output (ha1)", "output (ha2)"]
-    frame = pd.DataFrame([{"bar": f"context[{i}]", "judged": f"context[{i}]", "p": 0.5,
-                           "verdict": "relevant", "text": "t"} for i in range(30)])
-    spec = draw.chart(frame, evaluators.get("chunk_relevance")).to_dict()
+    bars = [{"bar": f"context[{i}]", "judged": f"context[{i}]", "p": 0.5,
+             "verdict": "relevant", "text": "t"} for i in range(30)]
+    spec = draw.chart(bars, evaluators.get("chunk_relevance"))
     y = spec["layer"][0]["encoding"]["y"]
     assert y["field"] == "bar" and y["axis"]["labelOverlap"] is False
     assert y["axis"]["labelLimit"] == 0
-    assert spec["height"] >= 30 * 20
+    assert spec["height"] == {"step": draw.BAR_STEP}  # a row each, whatever the legend takes
 
 
 def test_the_link_follows_the_case_and_a_reload_keeps_the_edit():
