@@ -75,6 +75,7 @@ def settings(dataset: Dataset) -> None:
     if left.button(f"Compare on {len(dataset.rows)} cases", type="primary", key="cmp_run",
                    disabled=busy or not ready, width="stretch"):
         start(dataset, list(names), tuple(EVALUATORS[n] for n in picked))
+        st.rerun()  # draw the page for a running job (the Run button disabled)
     why = ("pick at least two judges" if len(names) < 2 else
            "pick at least one evaluator" if not picked else
            "each judge's pass is stored as a run (see the Dashboard)")

@@ -77,6 +77,7 @@ def settings(dataset: Dataset) -> None:
                    key="ds_run_button", width="stretch"):
         chosen = tuple(EVALUATORS[n] for n in picked) if picked else None
         start(dataset, judge_name, chosen, thresholds, one_line(name, 120) or None)
+        st.rerun()  # draw the page for a running job: preview folded, progress in view
     right.caption(draw.inert(
         f"judge: {LABELS.get(judge_name, judge_name)} (change it in the sidebar) · every run "
         "is kept in the run store and listed on the Dashboard"))
