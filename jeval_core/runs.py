@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from . import evaluators as registry
+from . import wire
 from .aggregate import Summary, summarise
 from .batch import Outcome, score_many
 from .datasets import Dataset
 from .errors import JevalError
 from .evaluators import Evaluator
-from .judges.base import Judge, Usage
+from .judges.base import Answers, Judge, Usage
+from .request import Packed
 from .results import Detail, Result, case_passed
 from .scoring import Report
 from .store import CaseRow, RunSummary, Store
@@ -236,6 +238,30 @@ SEEDS: tuple[tuple[str, str, dict[str, float]], ...] = (
 _seeding = threading.Lock()
 
 
+class _Remembering:
+    """A judge that answers a request it has seen before from memory: the example runs that
+    differ only in thresholds ask the local judge once (its answers are deterministic)."""
+
+    def __init__(self, inner: Judge) -> None:
+        self.inner = inner
+        self.name, self.approximates, self.note = inner.name, inner.approximates, inner.note
+        self.model = inner.model
+        self.price_per_billion_input_tokens = inner.price_per_billion_input_tokens
+        self._seen: dict[bytes, Answers] = {}
+
+    def answer(self, packed: Packed) -> Answers:
+        key = wire.encode(packed.body)
+        if key not in self._seen:
+            self._seen[key] = self.inner.answer(packed)
+        return self._seen[key]
+
+    def warm_up(self) -> None:
+        self.inner.warm_up()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 def seed(store: Store, dataset_path: Path = SAMPLE) -> list[str]:
     """On an empty store, score the sample dataset for real into a few clearly labelled example
     runs, so the history and the dashboard have something to show; ids of the runs made."""
@@ -246,11 +272,12 @@ def seed(store: Store, dataset_path: Path = SAMPLE) -> list[str]:
             return []
         dataset = datasets.load(dataset_path)
         made = []
-        for name, judge_name, thresholds in SEEDS:
-            judge = judges.get(judge_name)
-            try:
-                made.append(run_dataset(dataset, judge, store, thresholds=thresholds, name=name,
-                                        seeded=True).run.id)
-            finally:
+        kept = {name: _Remembering(judges.get(name)) for name in {j for _, j, _ in SEEDS}}
+        try:
+            for name, judge_name, thresholds in SEEDS:
+                made.append(run_dataset(dataset, kept[judge_name], store, thresholds=thresholds,
+                                        name=name, seeded=True).run.id)
+        finally:
+            for judge in kept.values():
                 judge.close()
         return made

@@ -20,7 +20,7 @@ from pages import draw, runs_view
 
 
 @st.cache_resource(show_spinner="First start: scoring the example runs from the sample dataset "
-                                "with the lexical and local judges (about 30–60 s on a small "
+                                "with the lexical and local judges (about 10–25 s on a small "
                                 "machine; only once)…")
 def seeded(url: str) -> list[str]:
     """Example runs in an empty store, made once per store and process."""
