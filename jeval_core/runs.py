@@ -18,6 +18,7 @@ from . import evaluators as registry
 from . import wire
 from .aggregate import Summary, summarise
 from .batch import Outcome, score_many
+from .casefile import CaseFile
 from .datasets import Dataset
 from .errors import JevalError
 from .evaluators import Evaluator
@@ -26,6 +27,7 @@ from .request import Packed
 from .results import Detail, Result, case_passed
 from .scoring import Report
 from .store import CaseRow, RunSummary, Store
+from .text import one_line
 
 SLICE = 64  # cases scored between two checks for "cancel"; each lands in the store at once
 
@@ -281,3 +283,33 @@ def seed(store: Store, dataset_path: Path = SAMPLE) -> list[str]:
             for judge in kept.values():
                 judge.close()
         return made
+
+
+PLAYGROUND = "playground"  # the dataset name of cases saved from the Playground
+
+
+def save_case(store: Store, loaded: CaseFile, report: Report, name: str | None = None) -> str:
+    """Keep a case scored in the Playground as a run of one case (nothing is asked again);
+    the id of the run."""
+    import hashlib
+    import json
+
+    from .datasets import DatasetRow
+
+    row = DatasetRow(line=1, id="case", casefile=loaded)
+    data = row.to_dict()
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False)
+                            .encode("utf-8", "surrogatepass")).hexdigest()
+    title = name or loaded.description or loaded.case.input
+    run_id = store.start_run(
+        name=one_line(title, 160) or "Playground case", dataset=PLAYGROUND, dataset_hash=digest,
+        judge=report.judge, model=report.model, evaluators=list(report.results),
+        thresholds=dict(report.thresholds), cases=1)
+    store.add_case(run_id, 0, case_id=row.id, case=data, report=report.to_dict(), error=None,
+                   passed=report.passed,
+                   scores={n: r.score for n, r in report.results.items()},
+                   input_tokens=report.usage.input_tokens, cost_usd=report.cost_usd)
+    summary = summarise([row], [Outcome(0, report)])
+    store.finish_run(run_id, status="finished", aggregates=summary.to_dict(),
+                     input_tokens=summary.input_tokens, cost_usd=summary.cost_usd)
+    return run_id

@@ -208,3 +208,21 @@ def test_an_empty_history_starts_with_labelled_example_runs_scored_for_real(stor
     assert all(r.seeded and r.name.startswith("Example") and r.done == 45 for r in runs)
     assert {r.judge for r in runs} == {"local", "lexical"}
     assert seed(store) == []  # only ever on an empty store
+
+
+def test_a_playground_case_is_kept_as_a_run_of_one_case_without_asking_again(store):
+    from conftest import load_file
+
+    from jeval_core import score
+    from jeval_core.runs import PLAYGROUND, save_case
+
+    loaded = load_file("noisy_retrieval")
+    report = score(loaded.case, loaded.chosen(), judges.get("lexical"),
+                   {"chunk_relevance": 0.7})
+    run_id = save_case(store, loaded, report)
+    run = store.run(run_id)
+    assert (run.dataset, run.cases, run.done, run.status) == (PLAYGROUND, 1, 1, "finished")
+    assert run.name == loaded.description and run.thresholds == {"chunk_relevance": 0.7}
+    (row,) = store.cases(run_id)
+    assert row.report == json.loads(json.dumps(report.to_dict()))
+    assert row.case["input"] == loaded.case.input and row.passed is report.passed
