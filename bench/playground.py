@@ -45,8 +45,9 @@ from jeval_core import Case, casefile, evaluators, share  # noqa: E402
 
 CASES = ("seed", "noisy", "big")
 LABELS = {
-    "first": "first scored page, fresh server (model load included)",
-    "second": "first scored page, second visitor",
+    "first": "first scored page, fresh server, new browser profile",
+    "second": "first scored page, second visitor, new browser profile",
+    "restart": "first scored page, fresh server, browser with the app's files cached",
     "seed": "edit a chunk, seed example (4 chunks, local judge)",
     "noisy": "edit a chunk, noisy_retrieval (6 chunks, 6 evaluators), local",
     "big": "edit a chunk, 30 chunks x 8 evaluators, local",
@@ -94,7 +95,9 @@ class RunLog:
 
 
 def open_page(b, url: str, ready: str = "50% yes"):
-    page = b.new_page(viewport={"width": 1280, "height": 1000})
+    """A page in `b` (a browser: a new profile each time; or a context: its cache is kept)."""
+    size = {"width": 1280, "height": 1000}
+    page = b.new_page(viewport=size) if hasattr(b, "new_context") else b.new_page()
     count_runs(page)
     started = time.perf_counter()
     page.goto(url)
@@ -138,12 +141,12 @@ def edits(page, n: int, runs: RunLog) -> tuple[list[float], list[float]]:
                                                                   max(per_edit, 1))]
 
 
-def one_set(b, url: str, only: tuple[str, ...], n: int, runs: RunLog,
+def one_set(b, returning, url: str, only: tuple[str, ...], n: int, runs: RunLog,
             figures: dict[str, list[float]], server: dict[str, list[float]]) -> None:
     urls = {"seed": (url, "50% yes"),
             "noisy": (f"{url}/?case={token_of('noisy_retrieval')}", "83% yes"),
             "big": (f"{url}/?case={big_token()}", "context[29]")}
-    page, cold = open_page(b, url)
+    page, cold = open_page(returning, url)  # its profile keeps the app's files for later
     figures["first"].append(cold)
     server["first"] += runs.since_mark()[:1]
     second, warm = open_page(b, url)
@@ -189,14 +192,27 @@ def main() -> None:
             os.environ["JEVAL_RUN_LOG"] = str(log)
         for _ in range(args.repeat):
             runs = RunLog(log)
-            app = AppServer(free_port(), Path(tmp) / "streamlit.log")
-            try:
-                with sync_playwright() as p:
-                    b = launch(p)
-                    one_set(b, app.url, tuple(args.only), args.edits, runs, figures, server)
-                    b.close()
-            finally:
-                app.stop()
+            port = free_port()
+            with sync_playwright() as p:
+                b = launch(p)
+                returning = b.new_context(viewport={"width": 1280, "height": 1000})
+                app = AppServer(port, Path(tmp) / "streamlit.log")
+                try:
+                    one_set(b, returning, app.url, tuple(args.only), args.edits, runs,
+                            figures, server)
+                finally:
+                    app.stop()
+                # the same port, so the browser's cache of the app's files still applies
+                app = AppServer(port, Path(tmp) / "streamlit.log")
+                try:
+                    runs.since_mark()
+                    page, ms = open_page(returning, app.url)
+                    figures["restart"].append(ms)
+                    server["restart"] += runs.since_mark()[:1]
+                    page.close()
+                finally:
+                    app.stop()
+                b.close()
             print(f"  one set done · {load()}")
     for key, label in LABELS.items():
         if not figures[key]:

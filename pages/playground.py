@@ -19,7 +19,6 @@ from streamlit.errors import StreamlitAPIException
 from jeval_core import Case, CaseError, JevalError, Report, casefile, evaluators
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.judges import Judge
-from jeval_core.judges import get as get_judge
 from jeval_core.request import Packed, pack
 from jeval_core.scoring import prepare, run
 from jeval_core.share import MAX_TOKEN_CHARS
@@ -30,18 +29,18 @@ OFFLINE = ("local", "lexical")
 LIVE = "live"  # the fragment a committed edit reruns
 
 
-@st.cache_resource(show_spinner="Loading the offline judge…")
 def offline_judge(name: str) -> Judge:
-    judge = get_judge(name)
-    judge.warm_up()
-    session.loaded_for_good()
-    return judge
+    if session.offline_judge_ready(name):
+        return session.offline_judge(name)
+    with st.spinner("Loading the offline judge…"):
+        return session.offline_judge(name)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def score_offline(case: Case, names: tuple[str, ...], judge: str) -> Report:
-    """Pure in its arguments (plain names, not objects, so Streamlit can hash them)."""
-    offline = offline_judge(judge)
+    """Pure in its arguments (plain names, not objects, so Streamlit can hash them): the same
+    case and evaluators are never judged twice (thresholds re-reduce the answers)."""
+    offline = session.offline_judge(judge)
     return run(prepare(case, evaluators.resolve(names), offline), offline)
 
 
@@ -250,6 +249,7 @@ def run_scoring(case: Case, chosen: tuple[Evaluator, ...], judge: str, asked: bo
     judge's name."""
     if judge in OFFLINE:
         try:
+            offline_judge(judge)  # loaded outside the cached function (with a spinner)
             return score_offline(case, tuple(e.name for e in chosen), judge), None
         except JevalError as err:
             return None, str(err)
@@ -407,6 +407,7 @@ def live_panel(slots: Slots) -> None:
                         "(the offline judges' results are not shown under its name).")
             return
         scored(case, chosen, report, stale, time.perf_counter() - started)
+    session.warm_the_rest_soon()
 
 
 def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: bool,

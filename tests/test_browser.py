@@ -372,3 +372,14 @@ def test_the_jev_settings_take_the_first_keystroke_on_the_first_visit(first_visi
         expect(page.get_by_role("button", name=re.compile("^Score with Jev"))).to_be_visible()
     click_judge(page, "local")
     scored_by(page, "local")
+
+
+def test_a_link_straight_to_a_page_opens_it_on_a_fresh_server(first_visit):
+    """The old way's first run looks the page up among pages/'s file names and says "page not
+    found"; the page asked for is drawn and that dialog does not stay."""
+    page = first_visit
+    page.goto(f"{page.app_url}/evaluators")
+    wait_for_runs(page, 1)
+    expect(page.get_by_role("heading", name="Metrics", level=1)).to_be_visible()
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    expect(page.get_by_text("Page not found")).to_have_count(0)
