@@ -1,6 +1,7 @@
 """End to end in a real browser: the seed example, live edits, hostile text, a screenshot, and
 one click or keystroke on the sidebar always taking, even on a fresh server's first visit."""
 
+import csv
 import os
 import re
 import shutil
@@ -234,6 +235,26 @@ def test_editing_a_chunk_changes_its_bar(page):
         "Jev costs $42 per billion input tokens, and output tokens are not billed."))
     assert page.get_by_text("75% yes").first.is_visible()
     assert chart_image(page) != before
+
+
+def test_the_csv_export_downloads_one_formula_safe_row_per_question(page, tmp_path):
+    formula = '=HYPERLINK("http://evil.example", "click")'
+    one_run(page, lambda: commit(page, chunk(page, 2), formula))
+    button = page.get_by_role("button", name="Download every detail row (CSV)")
+    with page.expect_download(timeout=30_000) as download:
+        button.click()
+    saved = tmp_path / download.value.suggested_filename
+    download.value.save_as(saved)
+    assert saved.name == "scored_rows.csv"
+    with saved.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["evaluator", "id", "judged", "text", "p", "verdict", "why",
+                             "question"]
+    assert [(r["id"], r["judged"]) for r in rows] == [
+        ("cr0", "context[0]"), ("cr1", "context[1]"), ("cr2", "context[2]"), ("cr3", "context[3]")]
+    assert rows[2]["text"] == "'" + formula  # shown as written, never run as a formula
+    assert rows[0]["text"].startswith("Price: $42")
+    assert all(0 <= float(r["p"]) <= 1 for r in rows)
 
 
 def test_a_script_chunk_is_shown_as_text_and_never_runs(page):
