@@ -228,6 +228,23 @@ def test_judges_side_by_side(page):
     screenshot(page, "screenshot_compare.png")
 
 
+BAR_LABELS = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart] svg text')]
+  .filter(t => t.textContent.startsWith('context['))
+  .map(t => [t.textContent, t.getBoundingClientRect().top])"""
+
+
+def test_every_bar_label_has_its_own_row_at_1280x800(page):
+    """Found: a 4-chunk chart was 80 px tall with its legend and axis, so the four labels were
+    drawn over each other and the first row read like "context[a]"."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.locator("[data-testid='stVegaLiteChart']").first.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    labels = page.evaluate(BAR_LABELS)
+    assert [name for name, _ in labels] == [f"context[{i}]" for i in range(4)]
+    tops = [top for _, top in labels]
+    assert all(b - a >= 15 for a, b in zip(tops, tops[1:], strict=False)), tops
+
+
 def test_editing_a_chunk_changes_its_bar(page):
     before = chart_image(page)
     one_run(page, lambda: commit(
