@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .scoring import Report
 
 INTERRUPTED = 130
+KEY_VARIABLES = ("TYPESAFE_API_KEY", "OPENROUTER_API_KEY")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,8 +71,10 @@ def _main(argv: Sequence[str] | None) -> int:
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")  # a terminal that is not UTF-8 still works
     from .errors import JevalError
-    from .text import one_line
+    from .text import one_line, remember_secret
 
+    for variable in KEY_VARIABLES:  # redacted from every message, e.g. a key pasted as a path
+        remember_secret(os.environ.get(variable, ""))
     args = _build_parser().parse_args(argv)
     if not getattr(args, "command", None):
         _fail("choose a command: request, score, run, runs or models (see `jeval --help`)",
@@ -227,6 +230,8 @@ def _read(path: str) -> bytes:
     from .text import one_line
 
     shown = one_line(path, 120)
+    if _looks_like_a_key(path):
+        shown = "an argument that looks like an API key"
     try:
         if path == "-":
             return sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
@@ -238,6 +243,14 @@ def _read(path: str) -> bytes:
         raise CaseError(f"{shown} is a folder; pass the path of a case JSON file") from None
     except OSError as err:
         raise CaseError(f"{shown}: cannot read it ({err.strerror}); check the path") from None
+
+
+def _looks_like_a_key(arg: str) -> bool:
+    """A long token with no folder, no extension and no spaces: a key pasted by mistake,
+    never to be echoed."""
+    name = arg.strip()
+    return (len(name) >= 20 and not any(c in name for c in "/\\. ")
+            and sum(c.isdigit() for c in name) >= 4)
 
 
 def _require_fields(loaded: CaseFile) -> None:

@@ -251,3 +251,19 @@ def test_bad_input_exits_2_with_one_line(kind, tmp_path):
     make_args, says = BAD_INPUTS[kind]
     line = one_line_failure(jeval(*make_args(tmp_path)), 2)
     assert says in line
+
+
+def test_a_key_pasted_among_several_case_files_is_never_echoed(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    key = "sk-pasted-9876543210abcdef"
+    case = tmp_path / "case.json"
+    case.write_text('{"input": "q?", "output": "a.", "context": ["c"]}')
+    run = subprocess.run([sys.executable, "-m", "jeval_core.cli", "score", str(case), key,
+                          "--judge", "lexical"], capture_output=True, text=True, timeout=120,
+                         env={k: v for k, v in os.environ.items()
+                              if k not in ("TYPESAFE_API_KEY", "OPENROUTER_API_KEY")})
+    assert run.returncode == 2
+    assert "9876543210" not in run.stderr + run.stdout and "looks like an API key" in run.stderr

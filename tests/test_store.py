@@ -157,7 +157,7 @@ def test_unknown_run_ids_are_jeval_errors(url: str) -> None:
                  lambda: s.finish_run(nope, status="failed", aggregates={}, input_tokens=0,
                                       cost_usd=0.0)]
         for call in calls:
-            with pytest.raises(JevalError, match="no stored run has the id '0000"):
+            with pytest.raises(JevalError, match="no stored run has the id"):
                 call()
         with pytest.raises(ValueError):
             s.finish_run(new_run(s), status="done", aggregates={}, input_tokens=0,
