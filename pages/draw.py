@@ -53,15 +53,30 @@ def style() -> None:
     st.html(CSS + "</style>")
 
 
-def chunk_edges(chunk_colours: dict[str, bool | None]) -> None:
-    """A coloured edge on each judged chunk in the editor.
+FOCUS = "#f0ad4e"
+
+
+def chunk_edges(chunk_colours: dict[str, bool | None], focused: str | None = None) -> None:
+    """A coloured edge on each judged chunk in the editor, and a frame around the focused one.
 
     Only our own ids (hex) and colours go into this HTML: never any text a visitor typed.
     """
     rules = [f".st-key-chunkbox_{uid} {{ border-left: 5px solid {VERDICT_COLOUR[yes]}; "
              "padding-left: 0.5rem; }"
              for uid, yes in chunk_colours.items() if re.fullmatch(r"[0-9a-f]{8}", uid)]
+    if focused is not None and re.fullmatch(r"[0-9a-f]{8}", focused):
+        rules.append(f".st-key-chunkbox_{focused} {{ box-shadow: 0 0 0 2px {FOCUS}; "
+                     "background: rgba(240, 173, 78, 0.10); border-radius: 0.5rem; }")
     st.html("<style>" + "\n".join(rules) + "</style>")
+
+
+_CHUNK = re.compile(r"context\[(\d+)\]")
+
+
+def chunk_of(judged: str) -> int | None:
+    """The chunk a judged item belongs to: 2 for `context[2]` and `context[2][0]`."""
+    m = _CHUNK.match(judged)
+    return int(m.group(1)) if m else None
 
 
 def plural(n: int, one: str, many: str) -> str:
@@ -157,18 +172,31 @@ def bar_labels(rows: list[dict]) -> list[str]:
                                                                              strict=True)]
 
 
-def detail(report: Report, name: str) -> None:
-    """One evaluator's bars with the 0.5 line (its rows are in the questions table), and why."""
+def detail(report: Report, name: str, focus: int | None = None, on_pick=None) -> None:
+    """One evaluator's bars with the 0.5 line (its rows are in the questions table), and why.
+    The focused chunk's bars are framed and the others dimmed; a click on a bar calls
+    `on_pick` with the chart's key (its selection is in session state)."""
     raw = report.rows(name)
     labels = bar_labels(raw)
-    bars = [{"bar": label, "judged": r["judged"], "p": r["p"], "verdict": r["verdict"],
-             "text": r["text"]} for label, r in zip(labels, raw, strict=True)]
-    st.vega_lite_chart(chart(bars, EVALUATORS[name]), width="stretch")
+    bars = []
+    for label, r in zip(labels, raw, strict=True):
+        mine = focus is not None and chunk_of(r["judged"]) == focus
+        bars.append({"bar": label, "judged": r["judged"], "p": r["p"], "verdict": r["verdict"],
+                     "text": r["text"], "focused": mine, "dim": focus is not None and not mine})
+    key = f"bars_{name}"
+    st.vega_lite_chart(chart(bars, EVALUATORS[name]), width="stretch", key=key,
+                       on_select=(lambda: on_pick(key)) if on_pick else "ignore",
+                       selection_mode="pick" if on_pick else None)
     why(raw)
 
 
 def question_rows(report: Report) -> list[dict]:
     """One row per question as sent (shared ones once): id, what it refers to, p, verdict."""
+    return [row for row, _ in _question_rows(report)]
+
+
+def _question_rows(report: Report) -> list[tuple[dict, str]]:
+    """The question rows, each with the name of what it judges (`context[2][0]`)."""
     out, seen = [], set()
     wire_ids = report.packed.wire_ids
     for name, result in report.results.items():
@@ -180,9 +208,9 @@ def question_rows(report: Report) -> list[dict]:
                 continue
             seen.add(wid)
             text = one_line_short(row["text"], 80)
-            out.append({"id": wid, "p": row["p"], "verdict": row["verdict"],
-                        "refers to": f"{row['judged']}: {text}" if text else row["judged"],
-                        "question": row["question"], "evaluator": name})
+            out.append(({"id": wid, "p": row["p"], "verdict": row["verdict"],
+                         "refers to": f"{row['judged']}: {text}" if text else row["judged"],
+                         "question": row["question"], "evaluator": name}, row["judged"]))
     return out
 
 
@@ -191,12 +219,19 @@ def one_line_short(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[:limit - 1] + "…"
 
 
-def questions_table(report: Report) -> None:
-    """The questions as a sortable, searchable table; the verbatim block one click away."""
-    rows = question_rows(report)
+def questions_table(report: Report, focus: int | None = None) -> None:
+    """The questions as a sortable, searchable table (the focused chunk's rows selected);
+    the verbatim block one click away."""
+    pairs = _question_rows(report)
+    rows = [row for row, _ in pairs]
+    mine = [i for i, (_, judged) in enumerate(pairs)
+            if focus is not None and chunk_of(judged) == focus]
     if rows:
+        selected = {"key": f"questions_focus_{focus}", "on_select": "rerun",
+                    "selection_mode": "multi-row",
+                    "selection_default": {"selection": {"rows": mine}}} if mine else {}
         st.dataframe(
-            rows, hide_index=True, width="stretch",
+            rows, hide_index=True, width="stretch", **selected,
             column_config={"id": st.column_config.TextColumn("id", width="small"),
                            "p": st.column_config.NumberColumn("p(yes)", format="%.2f",
                                                               width="small"),
@@ -315,8 +350,13 @@ def chart(rows: list[dict], evaluator: Evaluator) -> dict:
     """
     yes_colour = GOOD if evaluator.higher_is_better else BAD
     bars = {
-        "mark": {"type": "bar"},
+        "mark": {"type": "bar", "strokeWidth": 3},
+        # a click picks a bar (the page focuses its chunk); the focus itself comes with the data
+        "params": [{"name": "pick", "select": {"type": "point", "fields": ["judged"]}}],
         "encoding": {
+            "opacity": {"condition": {"test": "datum.dim", "value": 0.35}, "value": 1},
+            "stroke": {"condition": {"test": "datum.focused", "value": FOCUS},
+                       "value": None},
             "y": {"field": "bar", "type": "nominal", "sort": None, "title": None,
                   "axis": {"labelLimit": 0, "labelOverlap": False, "labelFontSize": 12}},
             "x": {"field": "p", "type": "quantitative", "scale": {"domain": [0, 1]},

@@ -89,6 +89,14 @@ def on_paste(replace: bool) -> None:
         st.session_state["paste"] = ""
 
 
+def on_pick(chart_key: str) -> None:
+    """A click on a bar focuses its chunk (a click beside the bars, none)."""
+    state = st.session_state.get(chart_key) or {}
+    picked = (state.get("selection") or {}).get("pick") or []
+    chunk = draw.chunk_of(str(picked[0].get("judged", ""))) if picked else None
+    st.session_state["focus"] = None if chunk is None else f"context[{chunk}]"
+
+
 def on_threshold(name: str) -> None:
     thresholds = dict(st.session_state.get("thresholds") or {})
     thresholds[name] = float(st.session_state[f"th_{name}"])
@@ -384,8 +392,11 @@ def live_panel(slots: Slots) -> None:
     stale = (report is not None and judge == "jev"
              and (packed is None or is_stale(report, packed)))
     per_chunk = draw.chunk_rows(report) if report is not None and not stale else {}
+    ids = st.session_state["chunk_ids"]
+    focus = focused_chunk(len(ids))
     draw.chunk_edges({uid: (per_chunk[pos]["yes"] if pos in per_chunk else None)
-                      for pos, uid in enumerate(st.session_state["chunk_ids"])})
+                      for pos, uid in enumerate(ids)},
+                     ids[focus] if focus is not None and not present else None)
     for pos, uid in enumerate(st.session_state["chunk_ids"]):
         if uid in slots.chunks:
             with slots.chunks[uid]:
@@ -406,12 +417,21 @@ def live_panel(slots: Slots) -> None:
                 st.info("Press the button to score this case with the hosted judge "
                         "(the offline judges' results are not shown under its name).")
             return
-        scored(case, chosen, report, stale, time.perf_counter() - started)
+        scored(case, chosen, report, stale, time.perf_counter() - started, focus)
     session.warm_the_rest_soon()
 
 
+def focused_chunk(chunks: int) -> int | None:
+    """The chunk in focus (picked on the chart or in the Focus box), if it still exists."""
+    focus = draw.chunk_of(str(st.session_state.get("focus") or ""))
+    if focus is None or focus >= chunks:
+        st.session_state["focus"] = None
+        return None
+    return focus
+
+
 def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: bool,
-           elapsed: float) -> None:
+           elapsed: float, focus: int | None = None) -> None:
     draw.summary(report, len(case.context), case.blank_chunks(), stale)
     header(report, elapsed, stale)
     draw.cards(report, stale)
@@ -420,11 +440,16 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
     if names:
         if st.session_state.get("detail_pick") not in names:
             st.session_state.pop("detail_pick", None)
-        pick = st.pills("Details of", names, key="detail_pick", default=names[0],
-                        required=True) or names[0]
-        draw.detail(report, pick)
+        with st.container(horizontal=True, vertical_alignment="bottom"):
+            pick = st.pills("Details of", names, key="detail_pick", default=names[0],
+                            required=True) or names[0]
+            st.selectbox("Focus on", [None, *(f"context[{i}]" for i in range(len(case.context)))],
+                         key="focus", format_func=lambda v: "no chunk" if v is None else v,
+                         width=170, help="or click a bar: its chunk is framed in the editor, "
+                                         "its bars and its questions stand out")
+        draw.detail(report, pick, focus, on_pick)
     st.subheader("Questions")
-    draw.questions_table(report)
+    draw.questions_table(report, focus)
     box = st.expander("Judges side by side", key="compare_open", on_change="rerun")
     if box.open:
         with box:

@@ -397,6 +397,31 @@ def test_bars_are_horizontal_and_every_one_is_labelled():
     assert spec["height"] == {"step": draw.BAR_STEP}  # a row each, whatever the legend takes
 
 
+def chart_rows(at: AppTest) -> list[dict]:
+    """The bars of the details chart, as the browser receives them."""
+    import pyarrow as pa
+
+    chart = at.get("vega_lite_chart")[0].proto
+    bars = next(d for d in chart.datasets if d.name == "bars")
+    return pa.ipc.open_stream(bars.data.data).read_all().to_pylist()
+
+
+def test_focusing_a_chunk_frames_it_and_its_bars_and_selects_its_questions():
+    """A chunk picked in the Focus box (or by a click on its bar) is framed in the editor, its
+    bars stand out (the others dimmed) and its rows are selected in the questions table."""
+    at = app()
+    assert not any(r["focused"] or r["dim"] for r in chart_rows(at))
+    at.selectbox(key="focus").set_value("context[2]").run()
+    uid = at.session_state["chunk_ids"][2]
+    styles = "".join(h.proto.body for h in at.get("html"))
+    assert f".st-key-chunkbox_{uid} {{ box-shadow" in styles
+    assert [(r["bar"], r["focused"], r["dim"]) for r in chart_rows(at)] == [
+        ("context[0]", False, True), ("context[1]", False, True), ("context[2]", True, False),
+        ("context[3]", False, True)]
+    table = next(d for d in at.dataframe if "question" in d.value.columns)
+    assert json.loads(table.proto.selection_default)["selection"]["rows"] == [2]
+
+
 def test_the_link_follows_the_case_and_a_reload_keeps_the_edit():
     """Found 5: edits after "Copy link" are not lost: the address bar follows the case."""
     at = app()

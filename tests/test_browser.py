@@ -245,6 +245,20 @@ def test_every_bar_label_has_its_own_row_at_1280x800(page):
     assert all(b - a >= 15 for a, b in zip(tops, tops[1:], strict=False)), tops
 
 
+def test_a_click_on_a_bar_focuses_its_chunk_in_the_editor_and_the_questions(page):
+    bar = page.locator("[data-testid='stVegaLiteChart'] [aria-roledescription='bar']"
+                       "[aria-label*='bar: context[2];']")
+    bar.scroll_into_view_if_needed()
+    one_run(page, bar.click)
+    expect(page.get_by_role("combobox", name="Focus on")).to_have_value("context[2]")
+    framed = page.locator("[class*='st-key-chunkbox_']").nth(2)
+    expect(framed).to_have_css("box-shadow", re.compile(r"rgb\(240, 173, 78\)"))
+    expect(page.locator("[class*='st-key-chunkbox_']").nth(1)).to_have_css("box-shadow", "none")
+    selected = page.locator("[data-testid='stDataFrame'] tr[aria-selected='true']")
+    expect(selected).to_have_count(1)
+    expect(selected).to_contain_text("cr2")
+
+
 def test_editing_a_chunk_changes_its_bar(page):
     before = chart_image(page)
     one_run(page, lambda: commit(
