@@ -369,7 +369,7 @@ def test_each_chunk_shows_its_p_and_the_words_that_drove_it():
     assert len(beside) == 4
     assert beside[0].startswith(":green-badge[p 0.65 · relevant]")
     assert "why: :orange-background[Price]" in beside[0]
-    assert beside[1].startswith(":gray-badge[p 0.05 · not relevant]")
+    assert beside[1].startswith(":gray-badge[p 0.07 · not relevant]")
 
 
 def test_the_summary_band_says_the_verdict_chips_and_chunk_counts():
