@@ -371,35 +371,40 @@ def chart(rows: list[dict], evaluator: Evaluator) -> dict:
                         {"field": "text", "type": "nominal"}],
         },
     }
-    line = {"data": {"name": "line"},
+    line = {"data": {"values": [{"p": 0.5}]},  # inline: nothing to convert per edit
             "mark": {"type": "rule", "strokeDash": [5, 4], "color": "#f0ad4e"},
             "encoding": {"x": {"field": "p", "type": "quantitative"}}}
     # A row height, not a total: a total includes the legend and the axis, which left no room
     # for the bars of a short list (4 chunks: every label drawn over the first). Width fits.
-    return {"datasets": {"bars": rows, "line": [{"p": 0.5}]},
+    return {"datasets": {"bars": rows},
             "height": {"step": BAR_STEP}, "autosize": {"type": "fit-x", "contains": "padding"},
             "layer": [{"data": {"name": "bars"}, **bars}, line]}
 
 
 def request_panel(report: Report) -> None:
-    """The one request: JSON to copy, tokens, cost, and what one call per question would cost."""
+    """The one request: its size and what one call per question would take, in the label;
+    opened: the figures and the JSON body to copy (drawn only then: nothing per edit)."""
     packed = report.packed
     calls, alone = one_call_per_question(packed)
     used = report.usage.input_tokens
     tokens = f"{used:,}" if used else f"~{packed.tokens.total:,}"
-    cost = report.cost_usd if used else packed.cost_usd
-    a = b = c = d = st.container(horizontal=True, gap="medium")  # wraps when narrow
-    a.metric("requests", "1" if packed.asked else "0",
-             help="every question of every evaluator in one request")
-    b.metric("input tokens" + ("" if used else " (estimate)"), tokens)
-    c.metric("cost on Jev", f"${cost:.8f}", help="$42 per billion input tokens; output free")
     saved = 1 - packed.tokens.total / alone if alone else 0.0
-    d.metric("one call per question", f"{calls} calls", f"{saved:.0%} fewer tokens here",
-             delta_color="off", delta_arrow="off",
-             help="the same questions asked one by one with just their operands (as RAGAS "
-                  "and DeepEval do), before their prompt templates")
-    box = st.expander("The request body, as sent (JSON)", key="body_open", on_change="rerun")
-    if box.open:
-        with box:
-            st.code(json.dumps(packed.body, indent=2, ensure_ascii=False), language="json",
-                    height=360, wrap_lines=True)
+    label = (f"The request: {'1 call' if packed.asked else 'none'}, {tokens} input tokens "
+             f"({saved:.0%} fewer than {plural(calls, 'call', 'calls')}, one per question)")
+    box = st.expander(label, key="request_open", on_change="rerun")
+    if not box.open:
+        return
+    cost = report.cost_usd if used else packed.cost_usd
+    with box:
+        a = b = c = d = st.container(horizontal=True, gap="medium")  # wraps when narrow
+        a.metric("requests", "1" if packed.asked else "0",
+                 help="every question of every evaluator in one request")
+        b.metric("input tokens" + ("" if used else " (estimate)"), tokens)
+        c.metric("cost on Jev", f"${cost:.8f}", help="$42 per billion input tokens; output free")
+        d.metric("one call per question", f"{calls} calls", f"{saved:.0%} fewer tokens here",
+                 delta_color="off", delta_arrow="off",
+                 help="the same questions asked one by one with just their operands (as RAGAS "
+                      "and DeepEval do), before their prompt templates")
+        st.caption("The request body, as sent (JSON)")
+        st.code(json.dumps(packed.body, indent=2, ensure_ascii=False), language="json",
+                height=360, wrap_lines=True)

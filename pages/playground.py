@@ -443,10 +443,11 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
         with st.container(horizontal=True, vertical_alignment="bottom"):
             pick = st.pills("Details of", names, key="detail_pick", default=names[0],
                             required=True) or names[0]
-            st.selectbox("Focus on", [None, *(f"context[{i}]" for i in range(len(case.context)))],
-                         key="focus", format_func=lambda v: "no chunk" if v is None else v,
-                         width=170, help="or click a bar: its chunk is framed in the editor, "
-                                         "its bars and its questions stand out")
+            chunks = [f"context[{i}]" for i in range(len(case.context))]
+            st.selectbox("Focus on", [None, *chunks], key="focus", placeholder="no chunk",
+                         format_func=lambda v: "no chunk" if v is None else v, width=170,
+                         help="or click a bar: its chunk is framed in the editor, its bars "
+                              "and its questions stand out")
         draw.detail(report, pick, focus, on_pick)
     st.subheader("Questions")
     draw.questions_table(report, focus)
@@ -456,7 +457,6 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
             compare(case, chosen, report)
     st.subheader("Export")
     draw.exports(report, {**case.to_dict(), "evaluators": [e.name for e in chosen]})
-    st.subheader("The request")
     draw.request_panel(report)
 
 

@@ -12,6 +12,7 @@ import gc
 import importlib
 import re
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -31,24 +32,33 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 DEFAULT_EXAMPLE = "jev_pricing"
 
 
-_LOADED_SINCE_FREEZE = True  # the imports, at first
+# Streamlit collects garbage (all generations) after every script run, holding the GIL: the
+# run's last messages and the next run wait for it. Walking every object the libraries and
+# the judges' models keep took 50-400 ms per run here. When such a collection was slow, the
+# objects alive at the start of the next run (just after it: the long-lived ones) are moved
+# out of its way with gc.freeze; this happens after each big load (the model, the profanity
+# classifier, the table library), a few times per process.
+SLOW_COLLECTION_S = 0.02
+_COLLECTION = {"started": 0.0, "slow": True}  # the imports, at first
 
 
-def loaded_for_good() -> None:
-    """Say that objects kept for the server's lifetime were just loaded (a judge's model)."""
-    global _LOADED_SINCE_FREEZE
-    _LOADED_SINCE_FREEZE = True
+def _time_full_collections(phase: str, info: dict) -> None:
+    if info.get("generation") != 2:
+        return
+    if phase == "start":
+        _COLLECTION["started"] = time.perf_counter()
+    elif time.perf_counter() - _COLLECTION["started"] > SLOW_COLLECTION_S:
+        _COLLECTION["slow"] = True
+
+
+if _time_full_collections not in gc.callbacks:
+    gc.callbacks.append(_time_full_collections)
 
 
 def spare_the_collector() -> None:
-    """Streamlit collects garbage (all generations) after every script run, which walks every
-    object the libraries and the judge's model keep: 80-400 ms after each edit on this
-    machine, during which the server sends nothing. Objects loaded for good are moved out of
-    its way (gc.freeze), once, on the first run after they were loaded (the previous run's
-    collection has just removed that run's garbage)."""
-    global _LOADED_SINCE_FREEZE
-    if _LOADED_SINCE_FREEZE:
-        _LOADED_SINCE_FREEZE = False
+    """At the start of a run, after a slow full collection: freeze what is alive (see above)."""
+    if _COLLECTION["slow"]:
+        _COLLECTION["slow"] = False
         gc.freeze()
 
 
@@ -71,7 +81,6 @@ def offline_judge(name: str) -> Judge:
 
                 embedder()  # the process-wide model the local judge answers with
             _JUDGES[name] = judge
-            loaded_for_good()
         return _JUDGES[name]
 
 

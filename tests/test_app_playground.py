@@ -526,6 +526,17 @@ def test_presentation_mode_hides_the_editor():
     assert len(chunk_areas(at)) == 4
 
 
+def test_the_request_says_its_size_and_the_saving_and_shows_its_body_when_opened():
+    at = app()
+    box = next(e for e in at.expander if e.label.startswith("The request:"))
+    assert re.fullmatch(r"The request: 1 call, ~[\d,]+ input tokens \(\d+% fewer than 4 calls, "
+                        r"one per question\)", box.label), box.label
+    assert not metric(at, "requests")  # drawn only when opened
+    open_expander(at, "request_open")
+    assert metric(at, "requests") == ["1"] and metric(at, "one call per question") == ["4 calls"]
+    assert any('"cr0"' in block.value for block in at.code)
+
+
 def test_the_scored_case_exports_as_json_and_formula_safe_csv():
     at = app()
     labels = [b.label for b in at.get("download_button")]

@@ -55,7 +55,7 @@ def questions_block(page) -> str:
 
 def request_json(page) -> str:
     """The request body: its expander is drawn when opened."""
-    one_run(page, page.get_by_text("The request body, as sent (JSON)").click)
+    one_run(page, page.get_by_text("The request: 1 call").click)
     return page.locator("[data-testid='stCode']").filter(has_text='"cr0"').inner_text()
 
 
