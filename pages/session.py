@@ -91,9 +91,9 @@ def offline_judge_ready(name: str) -> bool:
 def warm_up_in_background() -> None:
     """Load the default judge's model and the table library in a thread, once per process.
 
-    Streamlit runs no app code before the first browser connects; called at the top of the
-    first run, the loading overlaps with the rest of that run (imports, the editor) instead
-    of following it."""
+    Streamlit runs no app code before the first browser connects; started when the first run
+    imports this module, the loading overlaps with the rest of that run (imports, the
+    editor) instead of following it."""
     with _JUDGES_LOCK:
         if _WARMING:
             return
@@ -104,6 +104,11 @@ def warm_up_in_background() -> None:
 def _warm() -> None:
     # on failure the page loads it again and says what went wrong
     with contextlib.suppress(Exception):
+        # Streamlit's once-per-process check on the first element walks the caller's whole
+        # stack (inspect.stack: 0.1-0.3 s from a page); from this thread's short stack, none
+        from streamlit import delta_generator
+
+        delta_generator._maybe_print_use_warning()
         offline_judge("local")
         for module in ("pandas", "pyarrow"):  # what the first chart and table convert with
             importlib.import_module(module)
@@ -217,12 +222,13 @@ def close_the_old_ways_page_not_found() -> None:
         st.html(_CLOSE_NOT_FOUND, unsafe_allow_javascript=True)
 
 
-close_the_old_ways_page_not_found()  # on import: the old way's first run imports this first
+# On import, i.e. at the top of the process's first run (app.py imports this module first).
+close_the_old_ways_page_not_found()
+warm_up_in_background()
 
 
 def ensure_case() -> None:
     """First visit: the case from a share link if there is one, else the seed example."""
-    warm_up_in_background()
     if "chunk_ids" in st.session_state:
         return
     token = st.query_params.get("case")
