@@ -61,7 +61,10 @@ def on_example() -> None:
 
 
 def on_revert() -> None:
+    """The example again as it was: new chunks for the editor, so the whole page reruns (the
+    button is drawn by the live panel, whose own rerun would leave the editor as it was)."""
     on_example()
+    st.rerun()
 
 
 def on_upload() -> None:

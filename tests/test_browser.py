@@ -288,6 +288,16 @@ def test_the_csv_export_downloads_one_formula_safe_row_per_question(page, tmp_pa
     assert all(0 <= float(r["p"]) <= 1 for r in rows)
 
 
+def test_revert_puts_the_example_back_in_the_editor(page):
+    """Revert is drawn with the results (which an edit reruns alone); the editor follows."""
+    one_run(page, lambda: commit(page, chunk(page, 0), "Edited chunk zero."))
+    one_run(page, page.get_by_role("button", name="Revert").click)
+    expect(chunk(page, 0)).to_have_value(
+        "Price: $42 per billion input tokens. Output tokens are free.")
+    expect(page.get_by_text("Modified")).to_have_count(0)
+    expect(page.locator("text=/p 0\\.\\d\\d ·/")).to_have_count(4)  # each chunk's p again
+
+
 def test_a_script_chunk_is_shown_as_text_and_never_runs(page):
     hostile = "<script>alert(1)</script>"
     one_run(page, lambda: commit(page, chunk(page, 2), hostile))
