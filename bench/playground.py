@@ -10,9 +10,11 @@ Starts the app on a loopback port and drives Debian chromium with playwright. A 
 edit is measured on the page's clock from the Ctrl+Enter key press to the last change of the
 document once the run it started is drawn (its "script finished" message arrived, the script
 state reads notRunning and nothing changed for a while after), i.e. the whole results panel
-has been redrawn. The first scored page is measured on a fresh server, from navigation to the
-seed's label on screen. Medians are printed with the load average, which the figures follow
-on a shared 2-core machine.
+has been redrawn (the data grid's screen-reader mirror, updated ~200 ms after its canvas,
+is not counted). The first scored page is measured from navigation to the seed's label on
+screen: on a fresh server with a new browser profile, for a second visitor, and on a fresh
+server (same port) for a browser that has the app's files in its cache. Medians are printed
+with the load average, which the figures follow on a shared 2-core machine.
 """
 
 from __future__ import annotations
