@@ -460,7 +460,32 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
             compare(case, chosen, report)
     st.subheader("Export")
     draw.exports(report, {**case.to_dict(), "evaluators": [e.name for e in chosen]})
+    keep_as_run(case, chosen, report)
     draw.request_panel(report)
+
+
+def keep_as_run(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
+    """Keep this scored case in the run history (the Dashboard) as a run of one case."""
+
+    def keep() -> None:
+        from jeval_core import runs
+        from jeval_core.casefile import CaseFile
+        from pages import runs_view
+
+        try:
+            run_id = runs.save_case(runs_view.store(), CaseFile(
+                case, chosen, dict(report.thresholds)), report)
+            st.session_state["kept_run"] = f"Kept as run {run_id[:8]}: see it on the Dashboard."
+        except JevalError as err:
+            st.session_state["kept_run"] = f"Not kept: {err}"
+
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.button("Keep as a run", on_click=keep, key="keep_run",
+                  help="stores this case and its results as a run of one case in the run "
+                       "history; the judge is not asked again")
+        said = st.session_state.pop("kept_run", None)
+        if said:
+            st.caption(draw.inert(said))
 
 
 def what_if(report: Report) -> None:

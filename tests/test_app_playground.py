@@ -542,3 +542,15 @@ def test_the_scored_case_exports_as_json_and_formula_safe_csv():
     labels = [b.label for b in at.get("download_button")]
     assert "Download the scored case (JSON)" in labels
     assert "Download every detail row (CSV)" in labels
+
+
+def test_a_scored_case_is_kept_as_a_run_of_one_case():
+    from jeval_core.store import open_store
+
+    at = app()
+    at.button(key="keep_run").click().run()
+    said = [c.value for c in at.caption if "Kept as run" in c.value]
+    assert said and "Dashboard" in said[0]
+    with open_store() as store:
+        (run,) = store.runs("playground")
+        assert run.cases == run.done == 1 and run.judge == "local"
