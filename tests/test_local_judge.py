@@ -155,3 +155,24 @@ def test_the_json_report_carries_the_evidence():
         "results"]["chunk_relevance"]["details"]
     assert all({"start", "end", "text"} <= set(e) for d in details for e in d["evidence"])
     assert any(d["evidence"] for d in details)
+
+
+def test_a_text_already_read_for_toxicity_is_not_read_again(monkeypatch):
+    from jeval_core.judges import local
+
+    first = local.profanity_probability(["you absolute idiot", "the reset link lasts 1 hour"])
+
+    def no_model():
+        raise AssertionError("the profanity model was asked again")
+
+    monkeypatch.setattr(local, "_profanity_model", no_model)
+    assert local.profanity_probability(["the reset link lasts 1 hour",
+                                        "you absolute idiot"]) == first[::-1]
+
+
+def test_the_words_that_drove_p_are_the_same_when_remembered(judge):
+    case = load_case("noisy_retrieval")
+    first = score(case, None, judge)
+    again = score(case, None, LocalJudge(judge.embedder))
+    remembered = score(case, None, judge)
+    assert first.evidence == again.evidence == remembered.evidence

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -61,11 +62,32 @@ def _profanity_model() -> Any:
         return profanity_check
 
 
+_known_profanity: OrderedDict[str, float] = OrderedDict()  # pure: an edit re-asks the others
+_known_lock = threading.Lock()
+KNOWN = 4096  # texts (or text pairs) whose answer is kept across reruns
+
+
 def profanity_probability(texts: list[str]) -> list[float]:
-    """alt-profanity-check's p(offensive) per text."""
+    """alt-profanity-check's p(offensive) per text (texts seen before are not re-read)."""
     if not texts:
         return []
-    return [float(p) for p in _profanity_model().predict_prob(texts)]
+    with _known_lock:
+        todo = list(dict.fromkeys(t for t in texts if t not in _known_profanity))
+    if todo:
+        found = [float(p) for p in _profanity_model().predict_prob(todo)]
+        with _known_lock:
+            _known_profanity.update(zip(todo, found, strict=True))
+            while len(_known_profanity) > KNOWN:
+                _known_profanity.popitem(last=False)
+    with _known_lock:
+        out = []
+        for t in texts:
+            if t in _known_profanity:
+                _known_profanity.move_to_end(t)
+                out.append(_known_profanity[t])
+            else:  # dropped by a concurrent trim: ask again for this one
+                out.append(float(_profanity_model().predict_prob([t])[0]))
+        return out
 
 
 class LocalJudge(OfflineJudge):
@@ -77,6 +99,8 @@ class LocalJudge(OfflineJudge):
 
     def __init__(self, model: Embedder | None = None) -> None:
         self._model = model
+        self._matched: OrderedDict[tuple[Any, ...], tuple[Span, ...]] = OrderedDict()
+        self._matched_lock = threading.Lock()
 
     def warm_up(self) -> None:
         """Load the embedder now and the profanity model in the background (it takes ~1 s)."""
@@ -117,13 +141,20 @@ class LocalJudge(OfflineJudge):
         floor: float = 0.55,
     ) -> dict[str, tuple[Span, ...]]:
         """Per id, the subject's content words whose tokens best match a token of what it is
-        judged against. Every text's tokens are read once; each `against` set is stacked once."""
+        judged against. Every text's tokens are read once; each `against` set is stacked once;
+        a pair seen before (an edit elsewhere in the case) is not matched again."""
+        out: dict[str, tuple[Span, ...]] = {}
+        with self._matched_lock:
+            for qid, pair in pairs.items():
+                if (pair, most, floor) in self._matched:
+                    self._matched.move_to_end((pair, most, floor))
+                    out[qid] = self._matched[(pair, most, floor)]
+        pairs = {qid: pair for qid, pair in pairs.items() if qid not in out}
         texts = list(dict.fromkeys(t for s, a in pairs.values() for t in (s, *a) if t.strip()))
         found = dict(zip(texts, self.embedder.tokens(texts), strict=True))
         as32 = {t: v.vectors.astype(np.float32) for t, v in found.items()}
         stacks: dict[tuple[str, ...], np.ndarray] = {}
         stop = stopwords()
-        out: dict[str, tuple[Span, ...]] = {}
         for qid, (subject, against) in pairs.items():
             mine = found.get(subject)
             if mine is None or not len(mine.vectors):
@@ -143,6 +174,11 @@ class LocalJudge(OfflineJudge):
                     and any(ch.isalnum() for ch in w[3])]
             top = sorted(kept, key=lambda w: -w[2])[:most]
             out[qid] = tuple((a, b, text) for a, b, _, text in sorted(top))
+        with self._matched_lock:
+            for qid, pair in pairs.items():
+                self._matched[(pair, most, floor)] = out[qid]
+            while len(self._matched) > KNOWN:
+                self._matched.popitem(last=False)
         return out
 
     def features(
