@@ -10,38 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Protocol
 
 from .case import Case
 from .errors import JevalError, JudgeError
 from .evaluators import Evaluator
 from .judges import Judge
-from .judges.base import Usage
-from .results import Result
 from .scoring import Report, score
 from .text import one_line
-
-
-class Scored(Protocol):
-    """What a dataset summary reads of a scored case (a fresh Report, or one read back)."""
-
-    @property
-    def results(self) -> Mapping[str, Result]: ...
-    @property
-    def usage(self) -> Usage: ...
-    @property
-    def cost_usd(self) -> float: ...
-    @property
-    def passed(self) -> bool | None: ...
-
-
-class CaseOutcome(Protocol):
-    """A case's fate as a summary reads it: its row index and what scoring left."""
-
-    @property
-    def index(self) -> int: ...
-    @property
-    def report(self) -> Scored | None: ...
 
 
 @dataclass(frozen=True)

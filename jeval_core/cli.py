@@ -153,7 +153,7 @@ def _run_request(args: argparse.Namespace) -> int:
 
 
 def _run_score(args: argparse.Namespace) -> int:
-    from . import evaluators, judges
+    from . import evaluators
     from .errors import CaseError
     from .scoring import score
 
@@ -161,13 +161,7 @@ def _run_score(args: argparse.Namespace) -> int:
         raise CaseError("- (standard input) cannot be mixed with case files")
     loaded = [_load(path, args.evaluators) for path in args.cases]
     extra = evaluators.thresholds(args.threshold)
-    judge: Judge
-    if args.judge == "jev":
-        judge = _jev(args.base_url, args.model)
-    elif args.base_url or args.model:
-        raise CaseError(f"--base-url and --model are for --judge jev, not {args.judge}")
-    else:
-        judge = judges.get(args.judge)
+    judge = chosen_judge(args)
     try:
         reports = [score(one.case, one.chosen(), judge, {**one.thresholds, **extra})
                    for one in loaded]
@@ -194,6 +188,18 @@ def _run_models(args: argparse.Namespace) -> int:
     for model in listed:
         print(f"{model.name:24} {model.release_date:12} {model.description}".rstrip())
     return SCORED
+
+
+def chosen_judge(args: argparse.Namespace) -> Judge:
+    """The judge `--judge` names; `--base-url` and `--model` only for the hosted one."""
+    from . import judges
+    from .errors import CaseError
+
+    if args.judge == "jev":
+        return _jev(args.base_url, args.model)
+    if args.base_url or args.model:
+        raise CaseError(f"--base-url and --model are for --judge jev, not {args.judge}")
+    return judges.get(args.judge)
 
 
 def _jev(base_url: str | None, model: str | None) -> JevJudge:

@@ -17,7 +17,6 @@ from .errors import FAILED, JUDGE_FAILED, SCORED
 
 if TYPE_CHECKING:
     from .aggregate import Summary
-    from .judges import Judge
     from .runs import Progress, RunOutcome
 
 
@@ -49,7 +48,8 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from . import datasets, evaluators, judges
+    from . import datasets, evaluators
+    from .cli import chosen_judge
     from .errors import CaseError
     from .runs import run_dataset
     from .store import open_store
@@ -63,15 +63,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"jeval: skipped {len(dataset.errors) - 10} more rows", file=sys.stderr)
     chosen = None if args.evaluators is None else evaluators.resolve(args.evaluators)
     thresholds = evaluators.thresholds(args.threshold)
-    judge: Judge
-    if args.judge == "jev":
-        from .cli import _jev
-
-        judge = _jev(args.base_url, args.model)
-    elif args.base_url or args.model:
-        raise CaseError(f"--base-url and --model are for --judge jev, not {args.judge}")
-    else:
-        judge = judges.get(args.judge)
+    judge = chosen_judge(args)
     bar = Bar(sys.stderr)
     with open_store() as store:
         resume = _run_id(store, args.resume) if args.resume else None
