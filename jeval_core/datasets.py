@@ -18,7 +18,6 @@ import difflib
 import hashlib
 import io
 import json
-import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from .case import Case
 from .casefile import CaseFile, kind
 from .errors import CaseError
 from .text import clean, one_line
+from .wire import STRICT_DECODER
 
 MAX_BYTES = 64 * 1024 * 1024
 MAX_ROWS = 100_000
@@ -551,20 +551,8 @@ def _text_problem(text: str) -> str | None:
     return None
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"the number {text[:20]} is too large")
-    return value
-
-
-# Strict JSON (no NaN or Infinity, no overflowing numbers). Nesting too deep for the C
-# scanner is a RecursionError, caught where it is used.
-_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
+# Strict JSON, as replies are read: no NaN or Infinity, no overflowing numbers.
+_DECODER = STRICT_DECODER
 
 
 def _parse(text: str) -> Any:

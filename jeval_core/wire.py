@@ -99,6 +99,11 @@ def _finite(text: str) -> float:
     return value
 
 
+# The same rules as a decoder object, for readers that decode value by value (datasets).
+# Nesting too deep for the C scanner is a RecursionError, caught where it is used.
+STRICT_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
+
+
 def parse_json(text: str) -> Any:
     """Strict JSON: no NaN/Infinity, no overflowing numbers, no absurd nesting.
 
