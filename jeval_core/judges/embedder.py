@@ -70,7 +70,13 @@ class Embedder:
     def __init__(self, threads: int = 2) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
         import onnxruntime as ort
+        from threadpoolctl import threadpool_limits
         from tokenizers import Tokenizer
+
+        # The judge's matrix products are small (a chunk's tokens by a context's): OpenBLAS's
+        # own threads only fight onnxruntime's, the app's and the browser's for 2 cores (a
+        # Playground edit of 6 chunks spent ~45 ms in one product with them, ~5 ms without).
+        threadpool_limits(limits=1, user_api="blas")
 
         model = _verified(_package_file(MODEL_PACKAGE, "model.onnx"), MODEL_SHA256)
         tokenizer = _verified(_package_file(TOKENIZER_PACKAGE, TOKENIZER_FILE), TOKENIZER_SHA256)
