@@ -115,14 +115,15 @@ def chip(name: str, result: Result, stale: bool) -> str:
 def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
             big: bool = False) -> None:
     """The verdict at a glance: the case's PASS/FAIL, a chip per evaluator, chunk counts,
-    judge and cost."""
+    judge and cost. Three elements: an edit redraws it, and each element costs the browser."""
     passed = report.passed
-    with st.container(border=True, key="summary"):
-        left, right = st.columns([1, 4], vertical_alignment="center")
+    with st.container(border=True, key="summary", horizontal=True, wrap=False,
+                      vertical_alignment="center", gap="medium"):
         word = {True: "PASS", False: "FAIL", None: "NOT SCORED"}[passed]
         colour = "gray" if stale or passed is None else ("green" if passed else "red")
         size = "#" if big else "##"
-        left.markdown(f"{size} :{colour}[{word}]" + (" :gray[stale]" if stale else ""))
+        st.markdown(f"{size} :{colour}[{word}]" + (" :gray[stale]" if stale else ""),
+                    width="content")
         lines = [" ".join(chip(n, r, stale) for n, r in report.results.items())]
         per_chunk = chunk_rows(report)
         if per_chunk and not stale:
@@ -137,7 +138,7 @@ def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
                 else f"free here; ~${report.packed.cost_usd:.6f} on Jev")
         lines.append(f"judge **{inert(report.judge)}** · {cost} · "
                      f"{plural(len(report.packed.asked), 'question', 'questions')} in 1 request")
-        right.markdown("  \n".join(lines))
+        st.markdown("  \n".join(lines))
 
 
 def cards(report: Report, stale: bool) -> None:
@@ -148,19 +149,18 @@ def cards(report: Report, stale: bool) -> None:
 
 
 def card(name: str, result: Result, stale: bool) -> None:
-    head = score_col = label_col = st.container(horizontal=True, vertical_alignment="center")
+    """Name, verdict, score and label on one line, the reason under it: two elements (an
+    edit redraws every card; with metrics and columns a card was six)."""
     if result.skipped:
-        head.markdown(f"**{inert(name)}** :gray-badge[skipped]")
+        st.markdown(f"**{inert(name)}** :gray-badge[skipped]")
         st.caption(inert(result.reason.replace("`", "")))
         return
     passed = "PASS" if result.passed else "FAIL"
     colour = "gray" if stale else ("green" if result.passed else "red")
-    head.markdown(f"**{inert(name)}**  \n:{colour}-badge[{passed}"
-                  f"{' · stale' if stale else ''}]")
     rule = "≥" if result.higher_is_better else "≤"
     score = result.score if result.score is not None else 0.0
-    score_col.metric("score", f"{score:.2f}")
-    label_col.metric("label", result.label)
+    st.markdown(f"**{inert(name)}** :{colour}-badge[{passed}{' · stale' if stale else ''}]"
+                f" :gray[score] **{score:.2f}** :gray[· label] **{inert(result.label)}**")
     st.caption(inert(f"{result.reason.replace('`', '')} Passes at score {rule} "
                      f"{result.threshold:.2f}; confidence {result.confidence or 0.0:.2f}."))
 

@@ -118,11 +118,10 @@ def origin_line() -> None:
     """Where the case came from, and whether it was modified since (with a way back)."""
     origin = st.session_state.get("origin") or ""
     if session.modified():
-        line, revert = st.columns([3, 1], vertical_alignment="center")
-        line.caption(draw.inert(f"Modified (was: {origin})" if origin else "Modified"))
+        st.caption(draw.inert(f"Modified (was: {origin})" if origin else "Modified"))
         if st.session_state.get("example"):
-            revert.button("Revert", on_click=on_revert, type="tertiary",
-                          help="load the example again as it was")
+            st.button("Revert", on_click=on_revert, type="tertiary",
+                      help="load the example again as it was")
     elif origin and not st.session_state.get("example"):
         st.caption(draw.inert(f"From {origin}"))
 
@@ -141,11 +140,13 @@ def editor() -> dict[str, DeltaGenerator]:
                 ", in rank order")
     slots = {}
     for pos, uid in enumerate(ids):
+        # a flex row rather than four columns: each block on the page costs the browser time
+        # on every edit, not only those an edit redraws (30 chunks: 5 blocks fewer each)
         with st.container(key=f"chunkbox_{uid}"):
-            text_col, up, down, drop = st.columns([12, 1, 1, 1], vertical_alignment="center",
-                                                  gap="small")
-            text_col.text_area(f"context[{pos}]", key=f"chunk_{uid}", height=68,
-                               persist_state="session", on_change=rerun_live)
+            row = up = down = drop = st.container(horizontal=True, wrap=False,
+                                                  vertical_alignment="center", gap="small")
+            row.text_area(f"context[{pos}]", key=f"chunk_{uid}", height=68,
+                          persist_state="session", on_change=rerun_live)
             up.button(f"Move context[{pos}] up", key=f"up_{uid}", type="tertiary",
                       on_click=session.move_chunk, args=(uid, -1), disabled=pos == 0)
             down.button(f"Move context[{pos}] down", key=f"down_{uid}", type="tertiary",
@@ -367,9 +368,9 @@ def live_panel(slots: Slots) -> None:
         shown_origin = not present and (session.modified() or (
             st.session_state.get("origin") and not st.session_state.get("example")))
         if shown_origin or (judge == "jev" and chosen):
-            state, act = st.columns([1, 1], vertical_alignment="center")
+            row = st.container(horizontal=True, vertical_alignment="center")
             if shown_origin:
-                with state:
+                with row:
                     origin_line()
             if judge == "jev" and chosen:
                 try:  # packed once: for the button, the staleness check and the request
@@ -379,7 +380,7 @@ def live_panel(slots: Slots) -> None:
                              f"~${packed.cost_usd:.6f})")
                 except JevalError:
                     label = "Score with Jev"
-                asked = act.button(label, type="primary", width="stretch")
+                asked = row.button(label, type="primary")
         report, error = (run_scoring(case, chosen, judge, asked, packed) if chosen
                          else (None, None))
         if st.session_state.pop("copy_asked", False):

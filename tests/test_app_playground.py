@@ -28,6 +28,12 @@ def metric(at: AppTest, label: str) -> list[str]:
     return [m.value for m in at.metric if m.label == label]
 
 
+def labels(at: AppTest) -> list[str]:
+    """Each evaluator card's label ("50% yes"), in card order."""
+    found = (re.search(r":gray\[· label\] \*\*(.+?)\*\*$", shown(m.value)) for m in at.markdown)
+    return [m.group(1) for m in found if m]
+
+
 def captions(at: AppTest) -> str:
     return "\n".join(shown(c.value) for c in at.caption)
 
@@ -50,7 +56,7 @@ def sent_questions(at: AppTest) -> list[str]:
 def test_opens_on_the_seed_example_scored_offline():
     at = app()
     assert not at.exception
-    assert metric(at, "label") == ["50% yes"]
+    assert labels(at) == ["50% yes"]
     assert sent_questions(at) == SEED_QUESTIONS
     assert "judge: local" in captions(at)
 
@@ -59,19 +65,19 @@ def test_editing_a_chunk_rescores_it():
     at = app()
     chunk_areas(at)[1].set_value(
         "Jev costs $42 per billion input tokens, and output tokens are not billed.").run()
-    assert metric(at, "label") == ["75% yes"]
+    assert labels(at) == ["75% yes"]
 
 
 def test_editing_the_input_rescores():
     at = app()
     at.text_area(key="input").set_value("When was the company founded?").run()
-    assert metric(at, "label") != ["50% yes"]
+    assert labels(at) != ["50% yes"]
 
 
 def test_selecting_evaluators_adds_their_cards():
     at = app()
     at.multiselect(key="evaluators").set_value(["chunk_relevance", "toxicity"]).run()
-    assert len(metric(at, "label")) == 2
+    assert len(labels(at)) == 2
     assert any("toxicity" in m.value for m in at.markdown)
 
 
@@ -79,7 +85,7 @@ def test_the_judge_can_be_switched_in_the_sidebar():
     at = app()
     at.sidebar.radio[0].set_value("lexical").run()
     assert "judge: lexical" in captions(at)
-    assert metric(at, "label") == ["50% yes"]
+    assert labels(at) == ["50% yes"]
 
 
 def test_the_hosted_judge_is_called_only_when_asked():
@@ -154,7 +160,7 @@ def test_a_judge_error_shows_next_to_the_button_and_keeps_the_text():
         typed = "How is Jev priced, really?"
         at.text_area(key="input").set_value(typed).run()
         assert any("Press the button to score" in i.value for i in at.info)
-        assert not metric(at, "label") and "judge: local" not in captions(at)
+        assert not labels(at) and "judge: local" not in captions(at)
         score_button(at).click().run()
     finally:
         server.stop()
@@ -162,7 +168,7 @@ def test_a_judge_error_shows_next_to_the_button_and_keeps_the_text():
     assert "sk-wrong-000" not in shown(at.error[0].value)
     assert at.text_area(key="input").value == typed
     assert all("last good" not in w.value for w in at.warning)
-    assert not metric(at, "label") and "judge: local" not in captions(at)
+    assert not labels(at) and "judge: local" not in captions(at)
     drawn = order(at)
     first_error = next(i for i, e in enumerate(drawn) if e.startswith("error:"))
     first_area = next(i for i, e in enumerate(drawn) if e.startswith("text_area:"))
@@ -211,7 +217,7 @@ def test_threshold_sliders_change_offline_verdicts_too():
     open_expander(at, "whatif_open")
     at.slider(key="th_chunk_relevance").set_value(0.6).run()
     assert any("FAIL" in m.value for m in at.markdown if m.value.startswith("## "))
-    assert metric(at, "label") == ["50% yes"]  # the answers are the same
+    assert labels(at) == ["50% yes"]  # the answers are the same
     [b for b in at.button if b.label == "Back to the default thresholds"][0].click().run()
     assert any("PASS" in m.value for m in at.markdown if m.value.startswith("## "))
 
@@ -234,7 +240,7 @@ def test_a_damaged_share_link_says_so_and_opens_the_seed():
     at.query_params["case"] = "v1.not-a-real-token"
     at.run()
     assert any("damaged" in shown(w.value) for w in at.warning)
-    assert metric(at, "label") == ["50% yes"]
+    assert labels(at) == ["50% yes"]
 
 
 def test_copy_link_puts_the_case_in_the_url_without_a_key():
@@ -340,7 +346,7 @@ def test_a_crafted_share_link_cannot_break_the_page():
     at.run()
     assert not at.exception
     assert any("damaged" in shown(w.value) for w in at.warning)
-    assert metric(at, "label") == ["50% yes"]
+    assert labels(at) == ["50% yes"]
 
 
 def test_old_chunks_do_not_pile_up_in_the_session():
@@ -357,7 +363,7 @@ def test_a_blank_chunk_is_not_judged_and_says_so():
     at = app()
     [b for b in at.button if b.label == "Add a chunk"][0].click().run()
     assert len(chunk_areas(at)) == 5
-    assert metric(at, "label") == ["50% yes"]
+    assert labels(at) == ["50% yes"]
     assert any("blank: not judged" in c.value for c in at.caption)
     assert any("1 blank (not judged)" in m.value for m in at.markdown)
     assert any(":green[PASS]" in m.value for m in at.markdown)
@@ -521,7 +527,7 @@ def test_presentation_mode_hides_the_editor():
     assert not chunk_areas(at) and not at.text_area
     assert any(m.value.startswith("# :green[PASS]") for m in at.markdown)
     assert any(m.value.startswith("**context[0]** :green-badge[p 0.65") for m in at.markdown)
-    assert metric(at, "label") == ["50% yes"]
+    assert labels(at) == ["50% yes"]
     at.sidebar.toggle(key="present").set_value(False).run()
     assert len(chunk_areas(at)) == 4
 
