@@ -42,6 +42,15 @@ def test_it_never_reaches_for_a_model_hub(judge):
     assert os.environ.get("HF_HUB_OFFLINE") == "1"
 
 
+def test_its_matrix_products_run_on_one_blas_thread(judge):
+    """On 2 cores, BLAS threads only fought onnxruntime's, the app's and the browser's."""
+    from threadpoolctl import threadpool_info
+
+    assert judge.embedder is not None
+    blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
+    assert blas and all(lib["num_threads"] == 1 for lib in blas)
+
+
 def test_embeddings_are_unit_vectors_and_reused():
     model = embedder()
     first = model.embed(["Output tokens are free.", "Founded in 2024."])
