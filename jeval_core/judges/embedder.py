@@ -70,13 +70,9 @@ class Embedder:
     def __init__(self, threads: int = 2) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
         import onnxruntime as ort
-        from threadpoolctl import threadpool_limits
         from tokenizers import Tokenizer
 
-        # The judge's matrix products are small (a chunk's tokens by a context's): OpenBLAS's
-        # own threads only fight onnxruntime's, the app's and the browser's for 2 cores (a
-        # Playground edit of 6 chunks spent ~45 ms in one product with them, ~5 ms without).
-        threadpool_limits(limits=1, user_api="blas")
+        one_blas_thread()
 
         model = _verified(_package_file(MODEL_PACKAGE, "model.onnx"), MODEL_SHA256)
         tokenizer = _verified(_package_file(TOKENIZER_PACKAGE, TOKENIZER_FILE), TOKENIZER_SHA256)
@@ -169,6 +165,17 @@ class Embedder:
                 toks[i] = TokenVectors(unit.astype(np.float16),
                                        tuple(encodings[i].offsets[1:n - 1]))
         return out, toks  # type: ignore[return-value]
+
+
+def one_blas_thread() -> None:
+    """Every BLAS library loaded so far computes on one thread (call again after loading one).
+
+    The judge's matrix products are small (a chunk's tokens by a context's): OpenBLAS's own
+    threads only fight onnxruntime's, the app's and the browser's for 2 cores (a Playground
+    edit of 6 chunks spent ~45 ms in one product with them, ~5 ms without)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
 
 
 @lru_cache(maxsize=1)

@@ -30,7 +30,7 @@ from ..questions import (
 )
 from . import calibration
 from .base import Answers, OfflineJudge, Span
-from .embedder import Embedder, embedder
+from .embedder import Embedder, embedder, one_blas_thread
 from .lexical import profanity, stopwords
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ def _profanity_model() -> Any:
     with _profanity_lock:  # one load even when a warm-up thread races the first question
         from profanity_check import profanity_check  # scikit-learn: loaded only for toxicity
 
+        one_blas_thread()  # scikit-learn brings SciPy's own BLAS
         return profanity_check
 
 
