@@ -4,6 +4,7 @@
     python bench/playground.py --only seed big  # some edit cases (seed, noisy, big)
     python bench/playground.py --repeat 3       # the whole set 3 times, on fresh servers
     python bench/playground.py --server-times   # and how long each server run took
+    python bench/playground.py --phases         # and where an edit's time went
     python bench/playground.py --root DIR       # another checkout of the app (a baseline)
 
 Starts the app on a loopback port and drives Debian chromium with playwright. A committed
@@ -119,6 +120,7 @@ def open_page(b, url: str, ready: str = "50% yes"):
     size = {"width": 1280, "height": 1000}
     page = b.new_page(viewport=size) if hasattr(b, "new_context") else b.new_page()
     count_runs(page)
+    page.add_init_script(PHASES)
     page.add_init_script(f"({SHOWN_AT})({json.dumps(ready)})")
     page.goto(url)
     page.wait_for_function("window.__shownAt !== null", polling=100, timeout=120_000)
@@ -143,8 +145,40 @@ def big_token() -> str:
     return share.encode(case, evaluators.ALL, "local")
 
 
-def edits(page, n: int, runs: RunLog) -> tuple[list[float], list[float]]:
-    """Commit `n` edits of context[0]; the first two warm up and are dropped."""
+# Where an edit's time goes, on the page's clock: the key press, the browser sending the new
+# value, the server's first and last messages of the runs it caused, the last change drawn.
+PHASES = """(() => {
+  window.__sentAt = window.__firstAt = window.__lastAt = null;
+  document.addEventListener("keydown", e => {
+    if (e.key === "Enter") window.__sentAt = window.__firstAt = window.__lastAt = null;
+  }, true);
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      const send = this.send.bind(this);
+      this.send = data => {
+        if (window.__sentAt === null) window.__sentAt = performance.now();
+        send(data);
+      };
+      this.addEventListener("message", () => {
+        if (window.__sentAt === null) return;
+        if (window.__firstAt === null) window.__firstAt = performance.now();
+        window.__lastAt = performance.now();
+      });
+    }
+  };
+})();"""
+PHASE_NAMES = ("key to sent", "sent to first message", "first to last message",
+               "last message to drawn")
+PHASE_SPANS = """() => [window.__sentAt - window.__keyAt, window.__firstAt - window.__sentAt,
+  window.__lastAt - window.__firstAt, window.__lastChange - window.__lastAt]"""
+
+
+def edits(page, n: int, runs: RunLog,
+          phases: list[list[float]] | None = None) -> tuple[list[float], list[float]]:
+    """Commit `n` edits of context[0]; the first two warm up and are dropped. With `phases`,
+    each kept edit's spans (PHASE_NAMES) are appended to it."""
     box = page.get_by_label("context[0]", exact=True)
     times = []
     runs.since_mark()
@@ -155,6 +189,8 @@ def edits(page, n: int, runs: RunLog) -> tuple[list[float], list[float]]:
         box.press("Control+Enter")
         wait_for_runs(page, before + 1)
         times.append(key_to_drawn_ms(page))
+        if phases is not None and i >= 2:
+            phases.append(page.evaluate(PHASE_SPANS))
     server = runs.since_mark()
     per_edit = len(server) // n if server else 0  # an edit's runs: its callbacks', then live
     return times[2:], [sum(server[i:i + per_edit]) for i in range(2 * per_edit, len(server),
@@ -162,7 +198,8 @@ def edits(page, n: int, runs: RunLog) -> tuple[list[float], list[float]]:
 
 
 def one_set(b, returning, url: str, only: tuple[str, ...], n: int, runs: RunLog,
-            figures: dict[str, list[float]], server: dict[str, list[float]]) -> None:
+            figures: dict[str, list[float]], server: dict[str, list[float]],
+            phases: dict[str, list[list[float]]] | None = None) -> None:
     urls = {"seed": (url, "50% yes"),
             "noisy": (f"{url}/?case={token_of('noisy_retrieval')}", "83% yes"),
             "big": (f"{url}/?case={big_token()}", "context[29]")}
@@ -179,7 +216,8 @@ def one_set(b, returning, url: str, only: tuple[str, ...], n: int, runs: RunLog,
         if case != "seed":
             page.close()
             page, _ = open_page(b, *urls[case])
-        browser_ms, server_ms = edits(page, n, runs)
+        browser_ms, server_ms = edits(page, n, runs,
+                                      None if phases is None else phases.setdefault(case, []))
         figures[case] += browser_ms
         server[case] += server_ms
     page.close()
@@ -193,12 +231,16 @@ def main() -> None:
     parser.add_argument("--server-times", action="store_true",
                         help="also print how long the server's script runs took (per edit: "
                              "the sum of its runs)")
+    parser.add_argument("--phases", action="store_true",
+                        help="also print where an edit's time went: key press to the browser "
+                             "sending, to the server's first message, to its last, to drawn")
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="the checkout whose app.py to serve (default: this one)")
     args = parser.parse_args()
     browser.ROOT = args.root.resolve()  # where AppServer runs `streamlit run app.py`
     figures: dict[str, list[float]] = {k: [] for k in LABELS}
     server: dict[str, list[float]] = {k: [] for k in LABELS}
+    phases: dict[str, list[list[float]]] | None = {} if args.phases else None
     print(f"{args.root.resolve()} · {load()}")
     with tempfile.TemporaryDirectory() as tmp:
         log = None
@@ -219,7 +261,7 @@ def main() -> None:
                 app = AppServer(port, Path(tmp) / "streamlit.log")
                 try:
                     one_set(b, returning, app.url, tuple(args.only), args.edits, runs,
-                            figures, server)
+                            figures, server, phases)
                 finally:
                     app.stop()
                 # the same port, so the browser's cache of the app's files still applies
@@ -241,6 +283,10 @@ def main() -> None:
         if server[key]:
             line += f"   server median {statistics.median(server[key]):5.0f} ms"
         print(line)
+    for case, spans in (phases or {}).items():
+        medians = [statistics.median(edit[k] for edit in spans) for k in range(len(PHASE_NAMES))]
+        print(f"  {case}, median per phase: " + " · ".join(
+            f"{name} {ms:.0f} ms" for name, ms in zip(PHASE_NAMES, medians, strict=True)))
     print(load())
 
 
