@@ -273,12 +273,12 @@ def compare(reports: dict[str, Report]) -> None:
 
 def exports(report: Report, case_payload: dict) -> None:
     """The scored case as JSON (every result) and every detail row as CSV, formula-safe."""
-    left = right = st.container(horizontal=True)
+    row = st.container(horizontal=True)
     scored = {"case": case_payload, "report": report.to_dict()}
-    left.download_button("Download the scored case (JSON)",
-                         lambda: json.dumps(scored, indent=2, ensure_ascii=False),
-                         file_name="scored_case.json", mime="application/json",
-                         width="stretch", on_click="ignore")
+    row.download_button("Download the scored case (JSON)",
+                        lambda: json.dumps(scored, indent=2, ensure_ascii=False),
+                        file_name="scored_case.json", mime="application/json",
+                        width="stretch", on_click="ignore")
 
     def csv() -> str:
         rows = [{"evaluator": name, **row, "why": ", ".join(t for _, _, t in row["evidence"])}
@@ -287,10 +287,9 @@ def exports(report: Report, case_payload: dict) -> None:
         columns = ["evaluator", "id", "judged", "text", "p", "verdict", "why", "question"]
         return export.to_csv(rows, columns)
 
-    right.download_button("Download every detail row (CSV)", csv, on_click="ignore",
-                          file_name="scored_rows.csv", mime="text/csv", width="stretch",
-                          help="text cells that would run as spreadsheet formulas are made "
-                               "inert")
+    row.download_button("Download every detail row (CSV)", csv, on_click="ignore",
+                        file_name="scored_rows.csv", mime="text/csv", width="stretch",
+                        help="text cells that would run as spreadsheet formulas are made inert")
 
 
 def present_chunks(context: tuple[str, ...], per_chunk: dict[int, dict]) -> None:
@@ -396,15 +395,16 @@ def request_panel(report: Report) -> None:
         return
     cost = report.cost_usd if used else packed.cost_usd
     with box:
-        a = b = c = d = st.container(horizontal=True, gap="medium")  # wraps when narrow
-        a.metric("requests", "1" if packed.asked else "0",
-                 help="every question of every evaluator in one request")
-        b.metric("input tokens" + ("" if used else " (estimate)"), tokens)
-        c.metric("cost on Jev", f"${cost:.8f}", help="$42 per billion input tokens; output free")
-        d.metric("one call per question", f"{calls} calls", f"{saved:.0%} fewer tokens here",
-                 delta_color="off", delta_arrow="off",
-                 help="the same questions asked one by one with just their operands (as RAGAS "
-                      "and DeepEval do), before their prompt templates")
+        with st.container(horizontal=True, gap="medium"):  # wraps when narrow
+            st.metric("requests", "1" if packed.asked else "0",
+                      help="every question of every evaluator in one request")
+            st.metric("input tokens" + ("" if used else " (estimate)"), tokens)
+            st.metric("cost on Jev", f"${cost:.8f}",
+                      help="$42 per billion input tokens; output free")
+            st.metric("one call per question", f"{calls} calls",
+                      f"{saved:.0%} fewer tokens here", delta_color="off", delta_arrow="off",
+                      help="the same questions asked one by one with just their operands (as "
+                           "RAGAS and DeepEval do), before their prompt templates")
         st.caption("The request body, as sent (JSON)")
         st.code(json.dumps(packed.body, indent=2, ensure_ascii=False), language="json",
                 height=360, wrap_lines=True)

@@ -143,17 +143,17 @@ def editor() -> dict[str, DeltaGenerator]:
         # a flex row rather than four columns: each block on the page costs the browser time
         # on every edit, not only those an edit redraws (30 chunks: 5 blocks fewer each)
         with st.container(key=f"chunkbox_{uid}"):
-            row = up = down = drop = st.container(horizontal=True, wrap=False,
-                                                  vertical_alignment="center", gap="small")
-            row.text_area(f"context[{pos}]", key=f"chunk_{uid}", height=68,
-                          persist_state="session", on_change=rerun_live)
-            up.button(f"Move context[{pos}] up", key=f"up_{uid}", type="tertiary",
-                      on_click=session.move_chunk, args=(uid, -1), disabled=pos == 0)
-            down.button(f"Move context[{pos}] down", key=f"down_{uid}", type="tertiary",
-                        on_click=session.move_chunk, args=(uid, 1),
-                        disabled=pos == len(ids) - 1)
-            drop.button(f"Delete context[{pos}]", key=f"drop_{uid}", type="tertiary",
-                        on_click=session.delete_chunk, args=(uid,))
+            with st.container(horizontal=True, wrap=False, vertical_alignment="center",
+                              gap="small"):
+                st.text_area(f"context[{pos}]", key=f"chunk_{uid}", height=68,
+                             persist_state="session", on_change=rerun_live)
+                st.button(f"Move context[{pos}] up", key=f"up_{uid}", type="tertiary",
+                          on_click=session.move_chunk, args=(uid, -1), disabled=pos == 0)
+                st.button(f"Move context[{pos}] down", key=f"down_{uid}", type="tertiary",
+                          on_click=session.move_chunk, args=(uid, 1),
+                          disabled=pos == len(ids) - 1)
+                st.button(f"Delete context[{pos}]", key=f"drop_{uid}", type="tertiary",
+                          on_click=session.delete_chunk, args=(uid,))
             slots[uid] = st.container()
     st.button("Add a chunk", on_click=session.add_chunks, args=([""],))
     paste = st.expander("Paste many chunks at once", key="paste_open", on_change="rerun")
@@ -401,7 +401,7 @@ def live_panel(slots: Slots) -> None:
     draw.chunk_edges({uid: (per_chunk[pos]["yes"] if pos in per_chunk else None)
                       for pos, uid in enumerate(ids)},
                      ids[focus] if focus is not None and not present else None)
-    for pos, uid in enumerate(st.session_state["chunk_ids"]):
+    for pos, uid in enumerate(ids):
         if uid in slots.chunks:
             with slots.chunks[uid]:
                 chunk_verdict(case.context[pos], per_chunk.get(pos))
