@@ -12,11 +12,12 @@ edit is measured on the page's clock from the Ctrl+Enter key press to the last c
 document once the run it started is drawn (its "script finished" message arrived, the script
 state reads notRunning and nothing changed for a while after), i.e. the whole results panel
 has been redrawn (the data grid's screen-reader mirror, updated ~200 ms after its canvas,
-is not counted). The first scored page is measured on the page's clock from navigation to the
-first frame painted with the seed's label: on a fresh server with a new browser profile, for
-a second visitor, and on a fresh server (same port) for a browser that has the app's files in
-its cache. Medians are printed with the load average, which the figures follow on a shared
-2-core machine.
+is not counted). The server's start is timed from the command to its health check answering
+(a server loads the judges' models before it answers). The first scored page is measured on
+the page's clock from navigation to the first frame painted with the seed's label: on a
+fresh server with a new browser profile, for a second visitor, and on a fresh server (same
+port) for a browser that has the app's files in its cache. Medians are printed with the load
+average, which the figures follow on a shared 2-core machine.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
@@ -49,6 +51,7 @@ from jeval_core import Case, casefile, evaluators, share  # noqa: E402
 
 CASES = ("seed", "noisy", "big")
 LABELS = {
+    "start": "server start, from the command to ready (/_stcore/health)",
     "first": "first scored page, fresh server, new browser profile",
     "second": "first scored page, second visitor, new browser profile",
     "restart": "first scored page, fresh server, browser with the app's files cached",
@@ -258,7 +261,9 @@ def main() -> None:
             with sync_playwright() as p:
                 b = launch(p)
                 returning = b.new_context(viewport={"width": 1280, "height": 1000})
+                started = time.perf_counter()
                 app = AppServer(port, Path(tmp) / "streamlit.log")
+                figures["start"].append((time.perf_counter() - started) * 1000)
                 try:
                     one_set(b, returning, app.url, tuple(args.only), args.edits, runs,
                             figures, server, phases)

@@ -422,7 +422,6 @@ def live_panel(slots: Slots) -> None:
                         "(the offline judges' results are not shown under its name).")
             return
         scored(case, chosen, report, stale, time.perf_counter() - started, focus)
-    session.warm_the_rest_soon()
 
 
 def focused_chunk(chunks: int) -> int | None:

@@ -25,6 +25,7 @@ from jeval_core.evaluators import Evaluator
 from jeval_core.judges import LABELS, Judge
 from jeval_core.judges import get as get_judge
 from jeval_core.judges import jev as jev_judge
+from jeval_core.scoring import prepare, run
 from jeval_core.wire import parse_json
 from pages import draw
 
@@ -64,15 +65,13 @@ def spare_the_collector() -> None:
 
 _JUDGES: dict[str, Judge] = {}
 _JUDGES_LOCK = threading.Lock()
-_WARMING: list[threading.Thread] = []
 
 
 def offline_judge(name: str) -> Judge:
     """An offline judge, loaded once per process: the first caller loads it, others wait.
 
     The local judge's embedding model is loaded here; what only some evaluators need (its
-    profanity model, ~1.5 s of CPU) is warmed later (`warm_the_rest_soon`) or on first use,
-    not while the first page is being drawn."""
+    profanity model, ~1.5 s of CPU) on first use, or while the server starts (`warm_up`)."""
     with _JUDGES_LOCK:
         if name not in _JUDGES:
             judge = get_judge(name)
@@ -88,20 +87,10 @@ def offline_judge_ready(name: str) -> bool:
     return name in _JUDGES
 
 
-def warm_up_in_background() -> None:
-    """Load the default judge's model and the table library in a thread, once per process.
-
-    Streamlit runs no app code before the first browser connects; started when the first run
-    imports this module, the loading overlaps with the rest of that run (imports, the
-    editor) instead of following it."""
-    with _JUDGES_LOCK:
-        if _WARMING:
-            return
-        _WARMING.append(threading.Thread(target=_warm, name="jeval-page-warm-up", daemon=True))
-    _WARMING[0].start()
-
-
-def _warm() -> None:
+def warm_up() -> None:
+    """Load what the pages need while the server starts (app.py's App), so that no visitor
+    waits for it: the default judge's model and its profanity model (the seed example scored
+    once with every evaluator), the table library, the image library of the logo."""
     # on failure the page loads it again and says what went wrong
     with contextlib.suppress(Exception):
         # Streamlit's once-per-process check on the first element walks the caller's whole
@@ -109,26 +98,12 @@ def _warm() -> None:
         from streamlit import delta_generator
 
         delta_generator._maybe_print_use_warning()
-        offline_judge("local")
+        judge = offline_judge("local")
+        seed = read_example(DEFAULT_EXAMPLE).case
+        run(prepare(seed, registry.ALL, judge), judge)
         for module in ("pandas", "pyarrow"):  # what the first chart and table convert with
             importlib.import_module(module)
-
-
-def warm_the_rest_soon(delay_s: float = 2.0) -> None:
-    """Once a first page is drawn: warm what the default judge loads on first use, a little
-    later, while the visitor reads (once per process)."""
-    with _JUDGES_LOCK:
-        if len(_WARMING) != 1:
-            return
-        later = threading.Timer(delay_s, _warm_the_rest)
-        later.daemon = True
-        _WARMING.append(later)
-    later.start()
-
-
-def _warm_the_rest() -> None:
-    with contextlib.suppress(Exception):  # loaded on first use instead, which says what failed
-        offline_judge("local").warm_up()
+        importlib.import_module("PIL.Image").preinit()  # what the logo and the icon open with
 
 
 def examples() -> dict[str, Path]:
@@ -173,58 +148,6 @@ def load(loaded: CaseFile, origin: str = "") -> None:
     st.session_state["thresholds"] = dict(loaded.thresholds)
     st.session_state["origin"] = origin
     st.session_state["origin_token"] = case_token(with_judge=False)
-
-
-# A fresh server's first run is made the old way: Streamlit finds pages/ beside app.py and,
-# until st.navigation has run once in the process, runs app.py as the main page of that
-# folder. A link straight to a page (/evaluators) is then looked up among the folder's file
-# names, not found, and the browser is told "page not found" before app.py's navigation opens
-# the right page. Nothing of the app runs earlier than that run, so the dialog is closed from
-# it (our own script: no visitor text reaches it), hidden meanwhile once the script is drawn.
-# A fix at the root needs code run before the first script run, which `streamlit run` offers
-# none of (st.App's lifespan would, with another way of serving the app).
-_CLOSE_NOT_FOUND = """<style id="jeval-hide-dialogs">[role=dialog] { visibility: hidden; }</style>
-<script>
-(() => {
-  const close = () => {
-    for (const d of document.querySelectorAll("[role=dialog]")) {
-      if (d.textContent.startsWith("Page not found")) {
-        const button = d.querySelector("button[aria-label=Close]");
-        if (button) {
-          button.click();  // and other dialogs show again once this one has gone
-          setTimeout(() => document.getElementById("jeval-hide-dialogs")?.remove(), 400);
-          return true;
-        }
-      }
-    }
-    return false;
-  };
-  if (close()) return;
-  const watch = new MutationObserver(() => { if (close()) watch.disconnect(); });
-  watch.observe(document.body, {childList: true, subtree: true});
-  setTimeout(() => watch.disconnect(), 15000);
-})();
-</script>"""
-
-
-def close_the_old_ways_page_not_found() -> None:
-    """On the old way's first run (see above) for a page the folder's file names do not name,
-    close the "page not found" dialog it sent; the page asked for is the one drawn."""
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    if ctx is None or not PagesManager.uses_pages_directory:
-        return
-    wanted = ctx.pages_manager.intended_page_name or ""
-    files = {p.stem for p in Path(__file__).parent.glob("*.py")}
-    if wanted and wanted not in files:
-        st.html(_CLOSE_NOT_FOUND, unsafe_allow_javascript=True)
-
-
-# On import, i.e. at the top of the process's first run (app.py imports this module first).
-close_the_old_ways_page_not_found()
-warm_up_in_background()
 
 
 def ensure_case() -> None:

@@ -40,7 +40,7 @@ class AppServer:
                     return
             except httpx.TransportError:
                 pass
-            time.sleep(0.2)
+            time.sleep(0.05)
         self.stop()
         raise RuntimeError("streamlit did not become healthy within 60 s")
 

@@ -1,0 +1,40 @@
+"""How app.py is served: a fresh server gets ready before it says it is ready.
+
+Streamlit runs no app code before the first visitor's run, so that visitor used to wait for
+the judge's model, the table library and the pages' imports (~2 s of a fresh server's first
+run here). The App's lifespan loads them while the server starts instead; `streamlit run`
+prints the app's URL once they are loaded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Any) -> AsyncIterator[None]:
+    serve_by_navigation()
+    await asyncio.to_thread(warm_up)
+    yield
+
+
+def serve_by_navigation() -> None:
+    """Let app.py's st.navigation choose the page from the first run on.
+
+    Until st.navigation first runs, Streamlit treats a pages/ folder beside the main script
+    as the old kind of multipage app: a fresh server's first run would look a link such as
+    /evaluators up among pages/'s file names and show "page not found" before app.py opened
+    the page. This is the value st.navigation sets on its first run, set before any run.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False
+
+
+def warm_up() -> None:
+    from pages import session
+
+    session.warm_up()
