@@ -368,7 +368,7 @@ def live_panel(slots: Slots) -> None:
         shown_origin = not present and (session.modified() or (
             st.session_state.get("origin") and not st.session_state.get("example")))
         if shown_origin or (judge == "jev" and chosen):
-            row = st.container(horizontal=True, vertical_alignment="center")
+            row = st.container(horizontal=True, vertical_alignment="center", wrap=False)
             if shown_origin:
                 with row:
                     origin_line()

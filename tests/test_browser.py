@@ -195,6 +195,24 @@ def test_a_refused_jev_call_shows_its_error_on_the_first_screen(page):
     assert "sk-a-wrong-key-000" not in alert.inner_text()
 
 
+def test_with_the_case_modified_the_jev_button_stays_beside_revert(page):
+    """Modified, Revert and the Jev button share one row: the button does not wrap under a
+    long "Modified (was: ...)" line, and nothing is cut off."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    one_run(page, lambda: commit(page, page.get_by_label("context[2]", exact=True),
+                                 "Founded in 2024 in Paris."))
+    click_judge(page, "jev")
+    button = page.get_by_role("button", name=re.compile("^Score with Jev"))
+    revert = page.get_by_role("button", name="Revert", exact=True)
+    expect(button).to_be_visible()
+    expect(page.get_by_text(re.compile("^Modified"))).to_be_visible()
+    mine, theirs = button.bounding_box(), revert.bounding_box()
+    assert abs((mine["y"] + mine["height"] / 2) - (theirs["y"] + theirs["height"] / 2)) < 4
+    page.evaluate("document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
+    on_first_screen(page, button)  # the top of the page, as a reload shows it
+    assert page.evaluate(TRUNCATED) == []
+
+
 def test_presentation_mode_from_the_url(server):
     with sync_playwright() as p:
         browser = launch(p)
