@@ -226,6 +226,32 @@ def follow_in_url() -> str | None:
     return keep
 
 
+# Streamlit pushes a browser history entry whenever the query string changes, so with the link
+# following the case every committed edit was one: Back stepped through edits while the editor
+# kept the newest text, and a reload there brought an old case back over it. A change of the
+# query string alone replaces the entry; a change of page still adds one. A constant script:
+# no visitor text reaches it.
+ONE_ENTRY_PER_PAGE = """<span id="jeval-one-entry"></span><script>
+(() => {
+  if (window.__jevalOneEntryPerPage) return;
+  window.__jevalOneEntryPerPage = true;
+  const push = history.pushState.bind(history);
+  history.pushState = (state, title, url) => {
+    const next = url == null ? null : new URL(url, location.href);
+    if (next !== null && next.origin === location.origin && next.pathname === location.pathname) {
+      history.replaceState(state, title, url);
+    } else {
+      push(state, title, url);
+    }
+  };
+})();
+</script>"""
+
+
+def one_history_entry_per_page() -> None:
+    st.html(ONE_ENTRY_PER_PAGE, unsafe_allow_javascript=True)
+
+
 def copy_link(token: str | None) -> None:
     """The link on the clipboard (in the browser), with a confirmation, and shown to copy."""
     if token is None:
@@ -563,6 +589,7 @@ def header(report: Report, elapsed: float, stale: bool) -> None:
 
 
 draw.style()
+one_history_entry_per_page()
 st.title("Playground")
 st.caption("Which retrieved chunks were noise, and is the answer grounded? Every question "
            "below goes to the judge in one request.")

@@ -213,6 +213,20 @@ def test_with_the_case_modified_the_jev_button_stays_beside_revert(page):
     assert page.evaluate(TRUNCATED) == []
 
 
+def test_edits_do_not_pile_up_browser_history_entries(page):
+    """The address bar follows the case without an entry per edit: Back leaves for where the
+    visitor came from instead of an older case (which a reload would bring back over the
+    edits); a change of page is still an entry."""
+    entries = page.evaluate("history.length")
+    for text in ("Founded in 2024 in Paris.", "Founded in 2025 in Lyon."):
+        one_run(page, lambda text=text: commit(page, chunk(page, 2), text))
+    expect(page).to_have_url(re.compile(r"\?case=v1\."))
+    assert page.evaluate("history.length") == entries
+    one_run(page, page.get_by_role("link", name="Metrics").click)
+    expect(page.get_by_role("heading", name="Metrics", level=1)).to_be_visible()
+    assert page.evaluate("history.length") == entries + 1
+
+
 def test_presentation_mode_from_the_url(server):
     with sync_playwright() as p:
         browser = launch(p)
