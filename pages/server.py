@@ -2,8 +2,8 @@
 
 Streamlit runs no app code before the first visitor's run, so that visitor used to wait for
 the judge's model, the table library and the pages' imports (~2 s of a fresh server's first
-run here). The App's lifespan loads them while the server starts instead; `streamlit run`
-prints the app's URL once they are loaded.
+run here). The App's lifespan loads them while the server starts instead: the server
+accepts connections once they are loaded (a page opened meanwhile waits).
 """
 
 from __future__ import annotations
