@@ -16,8 +16,10 @@ from typing import Any
 
 @contextlib.asynccontextmanager
 async def lifespan(app: Any) -> AsyncIterator[None]:
+    from pages import session
+
     serve_by_navigation()
-    await asyncio.to_thread(warm_up)
+    await asyncio.to_thread(session.warm_up)
     yield
 
 
@@ -32,9 +34,3 @@ def serve_by_navigation() -> None:
     from streamlit.runtime.pages_manager import PagesManager
 
     PagesManager.uses_pages_directory = False
-
-
-def warm_up() -> None:
-    from pages import session
-
-    session.warm_up()
