@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 
+import pyarrow as pa
 import streamlit as st
 
 from jeval_core import Report, export
@@ -232,7 +233,7 @@ def questions_table(report: Report, focus: int | None = None) -> None:
                     "selection_mode": "multi-row",
                     "selection_default": {"selection": {"rows": mine}}} if mine else {}
         st.dataframe(
-            rows, hide_index=True, width="stretch", **selected,
+            pa.Table.from_pylist(rows), hide_index=True, width="stretch", **selected,
             column_config={"id": st.column_config.TextColumn("id", width="small"),
                            "p": st.column_config.NumberColumn("p(yes)", format="%.2f",
                                                               width="small"),
@@ -376,7 +377,8 @@ def chart(rows: list[dict], evaluator: Evaluator) -> dict:
             "encoding": {"x": {"field": "p", "type": "quantitative"}}}
     # A row height, not a total: a total includes the legend and the axis, which left no room
     # for the bars of a short list (4 chunks: every label drawn over the first). Width fits.
-    return {"datasets": {"bars": rows},
+    # an Arrow table, not rows: Streamlit would build a pandas frame from rows on every edit
+    return {"datasets": {"bars": pa.Table.from_pylist(rows)},
             "height": {"step": BAR_STEP}, "autosize": {"type": "fit-x", "contains": "padding"},
             "layer": [{"data": {"name": "bars"}, **bars}, line]}
 

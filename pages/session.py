@@ -8,6 +8,7 @@ the environment goes only to the server the environment configured.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import importlib
 import re
@@ -173,8 +174,17 @@ def ensure_case() -> None:
 def case_token(with_judge: bool = True) -> str:
     """The share token of what is in the editor (never a key: none is passed)."""
     judge = st.session_state.get("judge") if with_judge else None
-    return share.encode(current_case(), chosen_evaluators(), judge,
-                        st.session_state.get("thresholds") or {})
+    thresholds = st.session_state.get("thresholds") or {}
+    return _token(current_case(), tuple(st.session_state.get("evaluators") or []), judge,
+                  tuple(thresholds.items()))
+
+
+@functools.lru_cache(maxsize=64)
+def _token(case: Case, names: tuple[str, ...], judge: str | None,
+           thresholds: tuple[tuple[str, float], ...]) -> str:
+    """Pure in its arguments: a run asks for the same case's token a few times (the link,
+    whether it was modified, whether it is the seed), each a JSON dump and a compression."""
+    return share.encode(case, tuple(registry.get(n) for n in names), judge, dict(thresholds))
 
 
 def modified() -> bool:
