@@ -179,7 +179,7 @@ def case_token(with_judge: bool = True) -> str:
                   tuple(thresholds.items()))
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=8)  # a run needs two or three; a case can hold megabytes
 def _token(case: Case, names: tuple[str, ...], judge: str | None,
            thresholds: tuple[tuple[str, float], ...]) -> str:
     """Pure in its arguments: a run asks for the same case's token a few times (the link,
