@@ -45,7 +45,6 @@ CSS = """<style>
 [class*="st-key-down_"] button::before { content: "\\2193" / ""; font-size: 1.15rem; }
 [class*="st-key-drop_"] button::before { content: "\\00d7" / ""; font-size: 1.3rem; }
 .st-key-summary { background: rgba(138, 148, 166, 0.08); }
-[data-testid="stElementContainer"]:has(#jeval-one-entry) { display: none; }
 """
 VERDICT_COLOUR = {True: GOOD, False: BAD, None: NEUTRAL}
 

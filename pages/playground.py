@@ -230,8 +230,10 @@ def follow_in_url() -> str | None:
 # following the case every committed edit was one: Back stepped through edits while the editor
 # kept the newest text, and a reload there brought an old case back over it. A change of the
 # query string alone replaces the entry; a change of page still adds one. A constant script:
-# no visitor text reaches it.
-ONE_ENTRY_PER_PAGE = """<span id="jeval-one-entry"></span><script>
+# no visitor text reaches it. Its element takes no room on the page.
+ONE_ENTRY_PER_PAGE = """<span id="jeval-one-entry"></span><style>
+[data-testid="stElementContainer"]:has(#jeval-one-entry) { display: none; }
+</style><script>
 (() => {
   if (window.__jevalOneEntryPerPage) return;
   window.__jevalOneEntryPerPage = true;
