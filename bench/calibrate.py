@@ -1,31 +1,61 @@
-"""Refit an offline judge's calibration from hand-labelled pairs, and print how it does.
+"""Refit an offline judge's curves from labelled data, and print how it does on held-out data.
 
-    python bench/calibrate.py --judge local      # or --judge lexical
+    python bench/calibrate.py                  # the local judge
+    python bench/calibrate.py --judge lexical
 
-The pairs are assets/calibration/pairs.jsonl and written/*.jsonl, split by topic in
-split.json: curves are fitted on the "fit" topics only; the "held-out" topics are only ever
-measured. Per question relation it prints, on the held-out pairs, AUC, accuracy at p = 0.5
-and log-loss of the constants in `jeval_core/judges/calibration.py` ("now") and of a fresh
-fit on the fit part ("refit"), with that fit's constants to paste into calibration.py.
-A constant 0.5 scores log-loss 0.693. Then each example case: how many of its stated
-expectations (assets/examples/*.json "truth") the judge meets.
+Three kinds of labelled data, each split by topic into a part that is fitted on and a part
+that is only ever measured (`fitting.held_out_part`; the hand pairs keep split.json):
+  adversarial  assets/calibration/pairs.jsonl, written/*.jsonl: hard hand-written pairs
+  ordinary     assets/calibration/ordinary/*.jsonl: whole retrievals as a retriever returns
+               them (every chunk on topic, a few that answer), answers labelled per sentence
+  real:NAME    human-labelled public data read from installed packages (bench/realdata.py);
+               absent packages are skipped with a note
+Every question is built by the evaluators from a real Case and answered by the judge with
+the whole case in view, as in the app. Per relation and source it prints the held-out AUC,
+accuracy, F1 and the always-no baseline, for the committed curves ("now") and for a fresh
+fit on the fit parts ("refit", its constants to paste into calibration.py), then the unsure
+band measured on the held-out answers, and each example case's stated truth met.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from jeval_core.judges import calibration, lexical
-from jeval_core.judges.local import LocalJudge
-from jeval_core.questions import (
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from jeval_core import casefile  # noqa: E402
+from jeval_core.case import Case  # noqa: E402
+from jeval_core.evaluators import (  # noqa: E402
+    chunk_relevance,
+    contextual_recall,
+    faithfulness,
+    hallucination,
+)
+from jeval_core.judges import calibration, lexical  # noqa: E402
+from jeval_core.judges.fitting import (  # noqa: E402
+    Verdicts,
+    accuracy_in,
+    fit_signed,
+    held_out_part,
+    predict,
+    unsure_band,
+)
+from jeval_core.judges.local import LocalJudge, probability  # noqa: E402
+from jeval_core.questions import (  # noqa: E402
     ATTRIBUTABLE_TO,
     CONTRADICTS,
     HELPS_ANSWER,
+    RELATIONS,
     RELEVANT_TO,
     SUPPORTED_BY,
     TOXIC,
@@ -33,34 +63,57 @@ from jeval_core.questions import (
     Question,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
 CALIBRATION = ROOT / "assets" / "calibration"
-# Ridge strength on the weights, chosen by the cross-validated log-loss printed here.
-RIDGE = {"lexical": {}, "local": {"helps_answer": 0.1, "contradicts": 0.1, "toxic": 0.1}}
-DEFAULT_RIDGE = {"lexical": 1e-3, "local": 0.01}
-# What each local signal means, as the sign its weight must have (+1: more of it, more "yes").
-# A fit that gives a signal the opposite sign has learnt the corpus, not the relation (the
-# hard negatives are near-copies of the positives on purpose), so that signal is dropped.
-SIGNS = {
-    "helps_answer": (1,), "relevant_to": (1,), "toxic": (1,),
-    "supported_by": (1, -1), "attributable_to": (1, -1), "contradicts": (1, 1),
-}
-# Support questions also see, in the fit only, every supported claim against another topic's
-# context (label 0): the hand-written negatives are all near-copies, and a judge fitted on
-# those alone would learn that an unrelated claim is "supported".
-UNRELATED = (SUPPORTED_BY, ATTRIBUTABLE_TO)
-# Contradiction questions see, in the fit only, every supported claim against its own context
-# (label 0): a retrieval's chunks are on the answer's topic, and the hand-written pairs alone
-# teach that on-topic means contradicted (the clean example then "hallucinates" 4 of 5 chunks).
+EXAMPLES = ROOT / "assets" / "examples"
+RIDGE = {"lexical": 1e-3, "local": 0.3}
+REAL_LIMIT = 150  # questions (or claims, sentences) per public source: a run of a few minutes
+# Public sources that are only ever measured: their labels are not what the judge is asked
+# (condescension, romanised Hindi-English, presuppositions, contrastive Wikipedia revisions
+# that a sentence embedding cannot see); fitting on them would only pull the curves flat.
+MEASURED_ONLY = {"real:hinglish_toxicity", "real:talkdown_condescension",
+                 "real:nope_presuppositions", "real:vitaminc"}
 
 
-def as_question(pair: dict) -> Question:
-    """The question a judge would see for one labelled pair, its operands filled in."""
+@dataclass
+class Labelled:
+    """One case's questions with their truth, and where the case came from."""
+
+    source: str
+    topic: str
+    held_out: bool
+    questions: dict[str, Question]
+    labels: dict[str, int]
+
+
+@dataclass
+class Table:
+    """Per relation: signals, labels, sources and parts, one row per labelled question."""
+
+    X: dict[str, list[tuple[float, ...]]] = field(default_factory=lambda: defaultdict(list))
+    y: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    source: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    held: dict[str, list[bool]] = field(default_factory=lambda: defaultdict(list))
+
+    def arrays(self, relation: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return (np.array(self.X[relation], dtype=float), np.array(self.y[relation]),
+                np.array(self.source[relation]), np.array(self.held[relation]))
+
+
+def _lines(path: Path) -> Iterator[dict]:
+    for line in path.read_text("utf-8").splitlines():
+        if line.strip():
+            yield json.loads(line)
+
+
+def _one(source: str, topic: str, held: bool, q: Question, label: int) -> Labelled:
+    return Labelled(source, topic, held, {q.id: q}, {q.id: int(label)})
+
+
+def pair_question(pair: dict) -> Question:
+    """The question a judge would see for one hand-written pair, its operands filled in."""
     rel, subject, against = pair["relation"], pair["subject"], pair["against"]
     question = Operand("input", (against,))
     context = Operand("context", tuple(c for c in against.split("\n\n") if c.strip()))
-    if rel == HELPS_ANSWER:
-        return Question("q", "", rel, Operand("context[0]", (subject,)), (question,))
     if rel == RELEVANT_TO:
         return Question("q", "", rel, Operand("output[0]", (subject,)), (question,))
     if rel in (SUPPORTED_BY, ATTRIBUTABLE_TO):
@@ -73,134 +126,191 @@ def as_question(pair: dict) -> Question:
     raise ValueError(f"unknown relation {rel!r}")
 
 
-def signals(judge: str, pairs: list[dict]) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """relation -> (feature matrix, labels, sample weights) as the judge computes them."""
-    rows: dict[str, list[tuple[tuple[float, ...], int, str]]] = defaultdict(list)
-    local = LocalJudge() if judge == "local" else None
-    for pair in pairs:
-        question = as_question(pair)
-        if local is None:
-            x = (lexical.signal(question)[1],)
-        else:
-            x = local.features({"q": question})["q"][1]
-        rows[pair["relation"]].append((x, int(pair["label"]), pair["topic"]))
-    return {rel: (np.array([x for x, _, _ in r], dtype=float), np.array([y for _, y, _ in r]),
-                  source_weights([t for _, _, t in r]))
-            for rel, r in rows.items()}
-
-
-def unrelated_negatives(pairs: list[dict]) -> list[dict]:
-    """Each supported claim against the context of the next topic (in sorted order), label 0."""
-    contexts: dict[tuple[str, str], str] = {}
-    for pair in pairs:
-        if pair["relation"] in UNRELATED:
-            contexts.setdefault((pair["relation"], pair["topic"]), pair["against"])
-    out = []
-    for pair in pairs:
-        if pair["relation"] not in UNRELATED or not pair["label"]:
-            continue
-        topics = sorted(t for r, t in contexts if r == pair["relation"] and t != pair["topic"])
-        other = next((t for t in topics if t > pair["topic"]), topics[0] if topics else None)
-        if other is not None:
-            out.append({**pair, "topic": other, "label": 0,
-                        "against": contexts[(pair["relation"], other)], "note": "unrelated"})
+def adversarial() -> list[Labelled]:
+    """The hand-written pairs. Chunks asked about the same question form one retrieval."""
+    held = set(json.loads((CALIBRATION / "split.json").read_text())["heldout"])
+    out: list[Labelled] = []
+    retrievals: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for path in [CALIBRATION / "pairs.jsonl", *sorted((CALIBRATION / "written").glob("*.jsonl"))]:
+        for pair in _lines(path):
+            if pair["topic"].startswith("example:"):
+                continue  # the examples are measured as whole cases, never fitted on
+            if pair["relation"] == HELPS_ANSWER:
+                retrievals[(pair["topic"], pair["against"])].append(pair)
+            else:
+                out.append(_one("adversarial", pair["topic"], pair["topic"] in held,
+                                pair_question(pair), pair["label"]))
+    for (topic, question), chunks in retrievals.items():
+        case = Case(input=question, context=tuple(p["subject"] for p in chunks))
+        out.append(_retrieval("adversarial", topic, topic in held, case,
+                              [p["label"] for p in chunks]))
     return out
 
 
-def agreeing_negatives(pairs: list[dict]) -> list[dict]:
-    """Each supported claim as an output that does not contradict its own context."""
-    return [{**pair, "relation": CONTRADICTS, "label": 0, "note": "supported, so not contradicted"}
-            for pair in pairs if pair["relation"] in UNRELATED and pair["label"]]
+def _retrieval(source: str, topic: str, held: bool, case: Case, labels: list[int]) -> Labelled:
+    qs = {q.id: q for q in chunk_relevance.questions(case)}
+    return Labelled(source, topic, held, qs,
+                    {q.id: int(labels[int(q.id[2:])]) for q in qs.values()})
 
 
-def fit_signed(X: np.ndarray, y: np.ndarray, ridge: float, weight: np.ndarray,
-               signs: tuple[int, ...] | None) -> np.ndarray:
-    """Logistic fit; a signal whose weight comes out against its meaning is dropped (0)."""
-    keep = list(range(X.shape[1]))
-    while True:
-        w = np.zeros(X.shape[1] + 1)
-        w[[0, *[k + 1 for k in keep]]] = fit(X[:, keep], y, ridge, weight)
-        wrong = [k for k in keep if signs is not None and w[k + 1] * signs[k] < 0]
-        if not wrong:
-            return w
-        keep.remove(max(wrong, key=lambda k: abs(w[k + 1])))
+def ordinary() -> list[Labelled]:
+    """Whole ordinary retrievals: chunk relevance, support and contradiction per sentence and
+    chunk, attribution of the expected answer; and ordinary sentences for toxicity."""
+    out: list[Labelled] = []
+    for path in sorted((CALIBRATION / "ordinary").glob("*.jsonl")):
+        for row in _lines(path):
+            topic, held = row["topic"], held_out_part(row["topic"])
+            if "text" in row:  # a sentence labelled toxic or not
+                q = Question("q", "", TOXIC, Operand("output[0]", (row["text"],)))
+                out.append(_one("ordinary", topic, held, q, row["label"]))
+                continue
+            # Half the retrievals are judged with their expected answer, half without.
+            with_expected = held_out_part(topic + "/expected", 5)
+            case = Case(input=row["input"], output=row["output"],
+                        expected=row.get("expected") if with_expected else None,
+                        context=tuple(row["context"]))
+            out.append(_retrieval("ordinary", topic, held, case, row["context_labels"]))
+            said = {q.id: q for q in faithfulness.questions(case)}
+            if len(said) == len(row["output_labels"]):
+                out.append(Labelled("ordinary", topic, held, said, {
+                    q.id: int(row["output_labels"][int(q.id[2:])] == "supported")
+                    for q in said.values()}))
+            against = {q.id: q for q in hallucination.questions(case)}
+            out.append(Labelled("ordinary", topic, held, against, {
+                q.id: int(int(q.id[2:]) in row.get("contradicted_by", []))
+                for q in against.values()}))
+            expected = Case(input=row["input"], expected=row["expected"],
+                            context=tuple(row["context"]))
+            attributed = {q.id: q for q in contextual_recall.questions(expected)}
+            out.append(Labelled("ordinary", topic, held, attributed, dict.fromkeys(
+                attributed, int(any(row["context_labels"])))))
+    return out
 
 
-def refit(judge: str, fit_pairs: list[dict]) -> dict[str, np.ndarray]:
-    """Fresh constants per relation, from the fit part only (and its unrelated negatives)."""
-    extra = (unrelated_negatives(fit_pairs) + agreeing_negatives(fit_pairs)
-             if judge == "local" else [])
-    sets = signals(judge, fit_pairs + extra)
-    return {relation: fit_signed(X, y, RIDGE[judge].get(relation, DEFAULT_RIDGE[judge]),
-                                 weight, SIGNS.get(relation) if judge == "local" else None)
-            for relation, (X, y, weight) in sets.items()}
+def real() -> tuple[list[Labelled], list[str]]:
+    """Human-labelled public data from installed packages, and a note per source skipped."""
+    try:
+        from bench import realdata
+    except ImportError as err:
+        return [], [f"bench/realdata.py: {err}"]
+    out: list[Labelled] = []
+    notes: list[str] = []
+    for name, meta in realdata.SOURCES.items():
+        source = f"real:{name}"
+        try:
+            if meta["kind"] == "retrieval":
+                for row in realdata.retrieval_cases(name, REAL_LIMIT):
+                    case = Case(input=row["input"], context=tuple(row["context"]))
+                    out.append(_retrieval(source, row["topic"], held_out_part(row["topic"]),
+                                          case, row["labels"]))
+            elif meta["kind"] == "claims":
+                for row in realdata.claims(name, REAL_LIMIT):
+                    out += _claim(source, row)
+            elif meta["kind"] == "toxicity":
+                for row in realdata.toxic_sentences(name, REAL_LIMIT):
+                    q = Question("q", "", TOXIC, Operand("output[0]", (row["text"],)))
+                    topic = row.get("topic", row["text"][:40])
+                    out.append(_one(source, topic, held_out_part(topic), q, row["label"]))
+        except Exception as err:  # a missing package is a note, not the end of the bench
+            notes.append(f"{source}: {err}")
+    return out, notes
 
 
-def current(judge: str, relation: str, X: np.ndarray) -> np.ndarray:
-    if judge == "lexical":
-        return np.array([calibration.LEXICAL[relation](x[0]) for x in X])
-    return np.array([calibration.LOCAL[relation](tuple(x)) for x in X])
+def _claim(source: str, row: dict) -> list[Labelled]:
+    """A claim against its evidence: supported when entailed, contradicted when refuted."""
+    case = Case(input="", output=row["claim"], context=(row["evidence"],))
+    held = held_out_part(row["topic"])
+    support = {q.id: q for q in faithfulness.questions(case)}
+    contra = {q.id: q for q in hallucination.questions(case)}
+    return [Labelled(source, row["topic"], held, support,
+                     dict.fromkeys(support, int(row["label"] == "entailed"))),
+            Labelled(source, row["topic"], held, contra,
+                     dict.fromkeys(contra, int(row["label"] == "refuted")))]
 
 
-def fit(X: np.ndarray, y: np.ndarray, ridge: float, weight: np.ndarray | None = None,
-        steps: int = 100) -> np.ndarray:
-    """Weighted logistic regression by Newton's method; ridge on the weights, not the bias."""
-    weight = np.ones(len(y)) if weight is None else weight
-    A = np.hstack([np.ones((len(X), 1)), X])
-    w = np.zeros(A.shape[1])
-    penalty = np.eye(A.shape[1]) * ridge
-    penalty[0, 0] = 0.0
-    for _ in range(steps):
-        p = 1 / (1 + np.exp(-A @ w))
-        grad = A.T @ (weight * (p - y)) + penalty @ w
-        hess = A.T @ (A * (weight * p * (1 - p))[:, None]) + penalty + 1e-9 * np.eye(A.shape[1])
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
+def load(public: bool = True) -> tuple[list[Labelled], list[str]]:
+    """Every labelled source; `public` False leaves out the data read from packages."""
+    found, notes = real() if public else ([], [])
+    return adversarial() + ordinary() + found, notes
+
+
+def signals(judge: str, data: list[Labelled]) -> Table:
+    """Every labelled question's signals as the judge computes them, whole case in view."""
+    table = Table()
+    local = LocalJudge() if judge == "local" else None
+    for item in data:
+        if local is None:
+            xs = {qid: (q, (lexical.signal(q)[1],)) for qid, q in item.questions.items()}
+        else:
+            xs = local.features(item.questions)
+        for qid, (q, x) in xs.items():
+            table.X[q.relation].append(x)
+            table.y[q.relation].append(item.labels[qid])
+            table.source[q.relation].append(item.source)
+            table.held[q.relation].append(item.held_out)
+    return table
+
+
+def source_weights(source: np.ndarray) -> np.ndarray:
+    """Each kind of data (hard pairs, ordinary retrievals, public data) has the same total say
+    in a fit, and within the public data each source the same share, however many rows each
+    brings: eight sentence-level public sets must not outvote the ordinary retrievals."""
+    kind = np.array([s.split(":")[0] for s in source])
+    w = np.ones(len(source))
+    kinds = sorted(set(kind))
+    for k in kinds:
+        names = sorted(set(source[kind == k]))
+        for s in names:
+            w[source == s] = len(source) / (len(kinds) * len(names) * (source == s).sum())
     return w
 
 
-def predict(w: np.ndarray, X: np.ndarray) -> np.ndarray:
-    p = 1 / (1 + np.exp(-(w[0] + X @ w[1:])))
-    return np.clip(p, 0.03, 0.97)
+def refit(judge: str, table: Table) -> dict[str, np.ndarray]:
+    """Fresh constants per relation, from the fit parts only."""
+    out = {}
+    for relation in table.X:
+        X, y, source, held = table.arrays(relation)
+        fit_rows = ~held & ~np.isin(source, list(MEASURED_ONLY))
+        signs = (calibration.LOCAL_SIGNS[relation] if judge == "local"
+                 else (1,) * X.shape[1])
+        out[relation] = fit_signed(X[fit_rows], y[fit_rows], RIDGE[judge],
+                                   source_weights(source[fit_rows]), signs)
+    return out
 
 
-def auc(x: np.ndarray, y: np.ndarray) -> float:
-    pos, neg = x[y == 1], x[y == 0]
-    wins = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
-    return float(wins / (len(pos) * len(neg)))
+def committed(judge: str, relation: str) -> Callable[[np.ndarray], np.ndarray]:
+    if judge == "lexical":
+        return lambda X: np.array([calibration.LEXICAL[relation](x[0]) for x in X])
+    return lambda X: np.array([probability(relation, tuple(x)) for x in X])
 
 
-def log_loss(p: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None) -> float:
-    return float(-np.average(np.where(y == 1, np.log(p), np.log(1 - p)), weights=weight))
+def measure(judge: str, table: Table, fresh: dict[str, np.ndarray] | None = None
+            ) -> dict[str, dict[str, tuple[Verdicts, Verdicts | None]]]:
+    """relation -> source -> (committed curves, fresh fit) verdicts on the held-out part."""
+    out: dict[str, dict[str, tuple[Verdicts, Verdicts | None]]] = {}
+    for relation in sorted(table.X, key=RELATIONS.index):
+        X, y, source, held = table.arrays(relation)
+        now = committed(judge, relation)(X)
+        new = predict(fresh[relation], X) if fresh else None
+        out[relation] = {}
+        for s in sorted(set(source[held])):
+            rows = held & (source == s)
+            out[relation][s] = (Verdicts.of(now[rows], y[rows]),
+                                Verdicts.of(new[rows], y[rows]) if new is not None else None)
+    return out
 
 
-def brier(p: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None) -> float:
-    return float(np.average((p - y) ** 2, weights=weight))
-
-
-def source_weights(topics: list[str]) -> np.ndarray:
-    """Whole example retrievals weigh as much in total as the adversarial hand-written pairs.
-
-    The pairs are mostly hard same-topic negatives on purpose; the example cases are what a
-    real retrieval looks like (a mix of on-topic chunks and noise). Giving each source equal
-    say keeps the curve from being tuned to either alone.
-    """
-    example = np.array([t.startswith("example:") for t in topics])
-    if example.all() or not example.any():
-        return np.ones(len(topics))
-    return np.where(example, (~example).sum() / example.sum(), 1.0)
-
-
-def cross_validated(X: np.ndarray, y: np.ndarray, ridge: float, weight: np.ndarray,
-                    folds: int = 5) -> float:
-    fold = np.arange(len(y)) % folds
-    p = np.zeros(len(y))
-    for k in range(folds):
-        w = fit(X[fold != k], y[fold != k], ridge, weight[fold != k])
-        p[fold == k] = predict(w, X[fold == k])
-    return log_loss(p, y, weight)
+def bands(judge: str, table: Table) -> dict[str, tuple[tuple[float, float], float, int]]:
+    """relation -> (unsure band, held-out accuracy inside it, answers inside), measured on
+    the held-out answers of the committed curves."""
+    out = {}
+    for relation in table.X:
+        X, y, _, held = table.arrays(relation)
+        p = committed(judge, relation)(X[held])
+        band = unsure_band(p, y[held])
+        acc, n = accuracy_in(p, y[held], band)
+        out[relation] = (band, acc, n)
+    return out
 
 
 def constants(judge: str, w: np.ndarray) -> str:
@@ -209,75 +319,105 @@ def constants(judge: str, w: np.ndarray) -> str:
     return f"Linear({w[0]:.2f}, ({', '.join(f'{v:.2f}' for v in w[1:])},))"
 
 
-def load_pairs() -> tuple[list[dict], list[dict]]:
-    """(fit pairs, held-out pairs), split by topic as split.json fixes it."""
-    pairs = []
-    for path in [CALIBRATION / "pairs.jsonl", *sorted((CALIBRATION / "written").glob("*.jsonl"))]:
-        pairs += [json.loads(line) for line in path.read_text("utf-8").splitlines()
-                  if line.strip()]
-    held = set(json.loads((CALIBRATION / "split.json").read_text())["heldout"])
-    return ([p for p in pairs if p["topic"] not in held], [p for p in pairs if p["topic"] in held])
+def _fmt(v: Verdicts | None) -> str:
+    if v is None:
+        return ""
+    a = "  -  " if v.auc is None else f"{v.auc:.3f}"
+    return f"{a} {v.accuracy:.3f} {v.f1:.3f}"
 
 
-def accuracy(p: np.ndarray, y: np.ndarray) -> float:
-    return float(np.mean((p >= 0.5) == (y == 1)))
-
-
-def examples(judge_name: str) -> None:
-    """Each example's stated expectations met by the judge, as the README promises."""
-    from jeval_core import casefile, judges
+def examples(judge_name: str) -> tuple[int, int, list[str]]:
+    """Each example's stated truth met by the judge: (met, stated, what was missed)."""
+    from jeval_core import judges
     from jeval_core.scoring import score
 
     judge = judges.get(judge_name)
     met = total = 0
-    print(f"\nexamples: expectations met by the {judge_name} judge")
-    for path in sorted((ROOT / "assets" / "examples").glob("*.json")):
+    missed: list[str] = []
+    for path in sorted(EXAMPLES.glob("*.json")):
         loaded = casefile.decode(path.read_bytes(), path.name)
         truth = loaded.extra.get("truth") or {}
-        report = score(loaded.case, loaded.chosen(), judge)
-        missed = [f"{name} {report.results[name].score:.2f} (want "
-                  f"{'pass' if want['passed'] else 'fail'})"
-                  for name, want in truth.get("evaluators", {}).items()
-                  if report.results[name].passed != want["passed"]]
+        report = score(loaded.case, loaded.chosen(), judge).with_thresholds(loaded.thresholds)
+        for name, want in truth.get("evaluators", {}).items():
+            total += 1
+            if report.results[name].passed is want["passed"]:
+                met += 1
+            else:
+                missed.append(f"{path.stem} {name} {report.results[name].score:.2f}")
         chunks = report.results.get("chunk_relevance")
-        wrong = ([i for i, (d, want) in enumerate(zip(chunks.details, truth["context"],
-                                                       strict=False)) if d.yes != bool(want)]
-                 if chunks and "context" in truth else [])
-        n = len(truth.get("evaluators", {}))
-        met, total = met + n - len(missed), total + n
-        print(f"  {path.stem:20} {n - len(missed)}/{n}"
-              + (f"  chunks wrong: {wrong}" if wrong else "")
-              + (f"  missed: {'; '.join(missed)}" if missed else ""))
-    print(f"  all: {met}/{total}")
-
-
-def heldout(judge: str, held_pairs: list[dict]) -> dict[str, tuple[float, float, float, int]]:
-    """Per relation, (AUC, accuracy at p = 0.5, log-loss, pairs) of the committed constants on
-    the held-out pairs."""
-    out = {}
-    for relation, (X, y, _) in signals(judge, held_pairs).items():
-        p = current(judge, relation, X)
-        out[relation] = (auc(p, y), accuracy(p, y), log_loss(p, y), len(y))
-    return out
+        if chunks and "context" in truth:
+            for d in chunks.details:
+                total += 1
+                i = int(d.id[2:])
+                if d.yes == bool(truth["context"][i]):
+                    met += 1
+                else:
+                    missed.append(f"{path.stem} chunk {i} p={d.p:.2f}")
+    return met, total, missed
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--judge", choices=("lexical", "local"), default="local")
+    parser.add_argument("--write", action="store_true",
+                        help="write the held-out figures and unsure bands of the committed "
+                             "curves to jeval_core/judges/agreement.json (the judge card)")
+    parser.add_argument("--committed-only", action="store_true",
+                        help="only the labelled data in this repository (no public sources)")
     args = parser.parse_args()
-    fit_pairs, held_pairs = load_pairs()
-    print(f"{args.judge} judge: {len(fit_pairs)} pairs to fit on, {len(held_pairs)} held out "
-          "(by topic, split.json)")
-    print(f"{'relation':16} {'held':>4}  {'AUC':>5} {'acc':>5} {'loss':>5}  now"
-          f"   {'AUC':>5} {'acc':>5} {'loss':>5}  refit   constants")
-    fresh = refit(args.judge, fit_pairs)
-    for relation, (X, y, _) in sorted(signals(args.judge, held_pairs).items()):
-        now, new = current(args.judge, relation, X), predict(fresh[relation], X)
-        print(f"{relation:16} {len(y):>4}  {auc(now, y):>5.3f} "
-              f"{accuracy(now, y):>5.3f} {log_loss(now, y):>5.3f}       "
-              f"{auc(new, y):>5.3f} {accuracy(new, y):>5.3f} {log_loss(new, y):>5.3f}"
-              f"         {constants(args.judge, fresh[relation])}")
-    examples(args.judge)
+    data, notes = load(public=not args.committed_only)
+    for note in notes:
+        print(f"skipped {note}")
+    table = signals(args.judge, data)
+    fresh = refit(args.judge, table)
+    print(f"{args.judge} judge, held-out part of each source (AUC / accuracy / F1 at p >= 0.5; "
+          "'no' = accuracy of answering no to all)")
+    print(f"{'relation':16} {'source':22} {'n':>5} {'pos':>5} {'no':>6}   "
+          f"{'now: AUC   acc    F1':22} {'refit: AUC   acc    F1':22}")
+    for relation, by_source in measure(args.judge, table, fresh).items():
+        for s, (now, new) in by_source.items():
+            print(f"{relation:16} {s:22} {now.n:>5} {now.positives / now.n:>5.2f} "
+                  f"{now.always_no:>6.3f}   {_fmt(now):22} {_fmt(new):22}")
+    print("\nrefit constants (fit parts only):")
+    for relation, w in sorted(fresh.items()):
+        print(f"  {relation:16} {constants(args.judge, w)}")
+    print("\nunsure band (held-out answers of the committed curves, accuracy below 0.65):")
+    for relation, (band, acc, n) in sorted(bands(args.judge, table).items()):
+        print(f"  {relation:16} {band}  accuracy inside {acc:.3f} over {n} answers")
+    met, total, missed = examples(args.judge)
+    print(f"\nexamples: {met} of {total} stated truths met by the {args.judge} judge"
+          + (f"; missed: {'; '.join(missed)}" if missed else ""))
+    if args.write:
+        write_agreement(args.judge, table, (met, total))
+        print(f"wrote {AGREEMENT.relative_to(ROOT)}")
+
+
+AGREEMENT = ROOT / "jeval_core" / "judges" / "agreement.json"
+
+
+def agreement(judge: str, table: Table, examples_met: tuple[int, int]) -> dict:
+    """The judge card's figures: per relation, each source's held-out verdicts and the
+    unsure band, as the committed curves give them."""
+    found = bands(judge, table)
+    relations = {}
+    for relation, by_source in measure(judge, table).items():
+        band, inside, n = found[relation]
+        relations[relation] = {
+            "sources": {s: {k: (round(v, 3) if isinstance(v, float) else v)
+                            for k, v in vars(now).items()}
+                        for s, (now, _) in by_source.items()},
+            "unsure": list(band),
+            "unsure_accuracy": None if n == 0 else round(inside, 3),
+            "unsure_answers": n,
+        }
+    return {"command": f"python bench/calibrate.py --judge {judge}",
+            "examples_met": list(examples_met), "relations": relations}
+
+
+def write_agreement(judge: str, table: Table, examples_met: tuple[int, int]) -> None:
+    data = json.loads(AGREEMENT.read_text("utf-8")) if AGREEMENT.exists() else {}
+    data[judge] = agreement(judge, table, examples_met)
+    AGREEMENT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", "utf-8")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 VERDICT_CUTOFF = 0.5  # a question counts as "yes" when p(true) >= 0.5
+UNSURE = "unsure"  # the verdict shown where the judge's measured accuracy is poor
 
 
 def is_yes(p: float) -> bool:
@@ -42,10 +43,13 @@ class Detail:
     # The words of the judged text that drove p, as (start, end, text); empty when the judge
     # does not say (the hosted judge) or found nothing worth showing.
     evidence: tuple[tuple[int, int, str], ...] = ()
+    # p fell in the band where this judge's held-out verdicts are little better than a coin:
+    # `yes` still follows p >= 0.5 (scores and pass/fail do), `verdict` then reads "unsure".
+    unsure: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "judged": self.judged, "question": self.question, "p": self.p,
-                "yes": self.yes, "verdict": self.verdict,
+                "yes": self.yes, "verdict": self.verdict, "unsure": self.unsure,
                 "evidence": [{"start": a, "end": b, "text": t} for a, b, t in self.evidence]}
 
 

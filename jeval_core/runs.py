@@ -60,7 +60,7 @@ def result_from_dict(name: str, data: Mapping[str, Any]) -> Result:
     """A Result from its `to_dict()` form (the share behind a binary score is not kept)."""
     details = tuple(
         Detail(id=d["id"], judged=d["judged"], question=d["question"], p=float(d["p"]),
-               yes=bool(d["yes"]), verdict=d["verdict"],
+               yes=bool(d["yes"]), verdict=d["verdict"], unsure=bool(d.get("unsure")),
                evidence=tuple((e["start"], e["end"], e["text"]) for e in d.get("evidence", ())))
         for d in data.get("details", ()))
     return Result(evaluator=name, score=data.get("score"), threshold=float(data["threshold"]),

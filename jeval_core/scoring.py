@@ -19,7 +19,7 @@ from .evaluators import Evaluator
 from .judges import Answers, Judge, Usage
 from .judges.base import Span
 from .request import Packed, pack
-from .results import Result, case_passed
+from .results import UNSURE, Result, case_passed
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class Report:
     answers: dict[str, float] = field(default_factory=dict)  # p(true) by question id as sent
     evidence: dict[str, tuple[Span, ...]] = field(default_factory=dict)  # by id as sent
     thresholds: dict[str, float] = field(default_factory=dict)  # the ones set for this run
+    unsure: frozenset[str] = frozenset()  # ids as sent whose p is in the judge's unsure band
     price_per_billion_input_tokens: float = wire.PRICE_PER_BILLION_INPUT_TOKENS_USD
     model: str | None = None
     request_id: str | None = None
@@ -53,14 +54,15 @@ class Report:
         """The same answers reduced at other thresholds; the judge is not asked again."""
         merged = {**self.thresholds, **thresholds}
         return replace(self, results=reduce_all(self.packed, self.answers, merged,
-                                                self.evidence), thresholds=merged)
+                                                self.evidence, self.unsure),
+                       thresholds=merged)
 
     def rows(self, evaluator: str) -> list[dict[str, Any]]:
         """One row per question of `evaluator`: what it judged (name and text), p, verdict."""
         result = self.results[evaluator]
         texts = {q.id: q.subject.text for q in self.packed.plan.get(evaluator, [])}
         return [{"id": d.id, "judged": d.judged, "text": texts.get(d.id, ""), "p": d.p,
-                 "yes": d.yes, "verdict": d.verdict, "question": d.question,
+                 "yes": d.yes, "verdict": d.verdict, "unsure": d.unsure, "question": d.question,
                  "evidence": d.evidence}
                 for d in result.details]
 
@@ -105,7 +107,7 @@ def run(packed: Packed, judge: Judge, thresholds: Mapping[str, float] | None = N
     chosen = dict(thresholds or {})
     return Report(
         judge=judge.name,
-        results=reduce_all(packed, answers.p, chosen, answers.evidence),
+        results=reduce_all(packed, answers.p, chosen, answers.evidence, answers.unsure),
         packed=packed,
         usage=answers.usage,
         latency_s=latency,
@@ -113,6 +115,7 @@ def run(packed: Packed, judge: Judge, thresholds: Mapping[str, float] | None = N
         answers=dict(answers.p),
         evidence=dict(answers.evidence),
         thresholds=chosen,
+        unsure=answers.unsure,
         price_per_billion_input_tokens=judge.price_per_billion_input_tokens,
         model=answers.model,
         request_id=answers.request_id,
@@ -136,9 +139,11 @@ def score(
 def reduce_all(
     packed: Packed, answers: Mapping[str, float], thresholds: Mapping[str, float],
     evidence: Mapping[str, tuple[Span, ...]] | None = None,
+    unsure: frozenset[str] = frozenset(),
 ) -> dict[str, Result]:
     """Each evaluator's result from the shared answers, in the order they were selected;
-    each detail row carries the judge's evidence for its question, when it gave any."""
+    each detail row carries the judge's evidence for its question, when it gave any, and
+    reads "unsure" where the judge's p is in its unsure band."""
     results: dict[str, Result] = {}
     for evaluator in packed.selected:
         threshold = thresholds.get(evaluator.name, evaluator.threshold)
@@ -152,5 +157,10 @@ def reduce_all(
             why = {q.id: evidence.get(packed.wire_ids[q.id], ()) for q in qs}
             result = replace(result, details=tuple(replace(d, evidence=why.get(d.id, ()))
                                                    for d in result.details))
+        doubtful = {q.id for q in qs if packed.wire_ids[q.id] in unsure}
+        if doubtful:
+            result = replace(result, details=tuple(
+                replace(d, unsure=True, verdict=UNSURE) if d.id in doubtful else d
+                for d in result.details))
         results[evaluator.name] = result
     return results

@@ -14,6 +14,7 @@ import streamlit as st
 
 from jeval_core import Report, export
 from jeval_core.evaluators import EVALUATORS, Evaluator
+from jeval_core.judges.card import card as measured_card
 from jeval_core.request import one_call_per_question
 from jeval_core.results import Result, is_yes
 
@@ -128,10 +129,12 @@ def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
         lines = [" ".join(chip(n, r, stale) for n, r in report.results.items())]
         per_chunk = chunk_rows(report)
         if per_chunk and not stale:
-            relevant = sum(1 for r in per_chunk.values() if r["yes"])
-            noise = len(per_chunk) - relevant
-            counts = (f"**{relevant}** relevant · **{noise}** noise "
-                      f"{'chunk' if noise == 1 else 'chunks'}")
+            unsure = sum(1 for r in per_chunk.values() if r["unsure"])
+            relevant = sum(1 for r in per_chunk.values() if r["yes"] and not r["unsure"])
+            noise = len(per_chunk) - relevant - unsure
+            counts = f"**{relevant}** relevant · **{noise}** noise"
+            if unsure:
+                counts += f" · **{unsure}** unsure"
             if blank:
                 counts += f" · {len(blank)} blank (not judged)"
             lines.append(counts + f" of {plural(chunks, 'retrieved chunk', 'retrieved chunks')}")
@@ -140,6 +143,33 @@ def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
         lines.append(f"judge **{inert(report.judge)}** · {cost} · "
                      f"{plural(len(report.packed.asked), 'question', 'questions')} in 1 request")
         st.markdown("  \n".join(lines))
+        if report.approximates:
+            with st.popover("judge card", width="content"):
+                st.markdown(judge_card(report.judge))
+
+
+@st.cache_data(show_spinner=False)
+def judge_card(judge: str) -> str:
+    """How far this offline judge agrees with human labels on held-out data (markdown of our
+    own figures, so it is drawn as one element and computed once per process)."""
+    found = measured_card(judge)
+    if not found.measured:
+        return f"The **{inert(judge)}** judge has not been measured against labels here."
+    rows = ["| question | held-out data | answers | accuracy | always no | F1 | AUC | unsure |",
+            "|---|---|---:|---:|---:|---:|---:|---|"]
+    for r in found.rows:
+        auc = "—" if r.auc is None else f"{r.auc:.2f}"
+        band = "none" if r.unsure[0] == r.unsure[1] else f"p {r.unsure[0]:.2f}–{r.unsure[1]:.2f}"
+        rows.append(f"| {r.question} | {inert(r.source)} | {r.answers} | {r.accuracy:.2f} | "
+                    f"{r.always_no:.2f} | {r.f1:.2f} | {auc} | {band} |")
+    examples = (f" It meets {found.examples_met[0]} of {found.examples_met[1]} stated truths "
+                "of the built-in examples." if found.examples_met else "")
+    return (f"**How far the {inert(judge)} judge agrees with human labels** it was not fitted "
+            "on, per question type and source, next to answering *no* to every question. "
+            "A verdict whose p falls in the unsure band (where held-out verdicts were right "
+            "less than 65% of the time) is shown as *unsure*; scores and pass/fail still "
+            "follow p ≥ 0.5." + examples + "\n\n" + "\n".join(rows)
+            + f"\n\nReproduce: `{found.command}`")
 
 
 def cards(report: Report, stale: bool) -> None:

@@ -180,7 +180,7 @@ def chunk_verdict(text: str, row: dict | None) -> None:
     if row is None:
         st.empty()  # the slot is written on every run, even with nothing to say
         return
-    colour = "green" if row["yes"] else "gray"
+    colour = "orange" if row["unsure"] else ("green" if row["yes"] else "gray")
     line = f":{colour}-badge[p {row['p']:.2f} · {draw.inert(row['verdict'])}]"
     words = [t for _, _, t in row["evidence"]]
     if words:

@@ -1,9 +1,9 @@
-"""The offline judges against labelled data: the committed curves are the ones the fit gives,
-the held-out topics keep their scores, and the examples' stated truth is met.
+"""The local judge against labels: the examples' stated truth, the easy cases a person types,
+and held-out figures next to the always-no baseline.
 
-The held-out topics (assets/calibration/split.json) are never fitted on, so these floors say
-how the judge does on text it has not been tuned for. Each floor sits a little under what
-`python bench/calibrate.py` prints today: a change that makes the judge worse fails here.
+The held-out parts (by topic) are never fitted on, so these floors say how the judge does on
+text it was not tuned for. They use the labelled data in this repository (hard pairs and
+ordinary retrievals); `python bench/calibrate.py` adds the public human-labelled sources.
 """
 
 from __future__ import annotations
@@ -15,50 +15,21 @@ import numpy as np
 import pytest
 
 from bench import calibrate
-from jeval_core import casefile, judges, score
+from jeval_core import Case, casefile, evaluators, judges, score
 from jeval_core.judges import calibration
+from jeval_core.judges.fitting import accuracy_in, held_out_part
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 
-# Held-out (AUC, accuracy at p = 0.5) floors for the local judge, per question relation.
-LOCAL_FLOORS = {
-    "helps_answer": (0.66, 0.60),
-    "relevant_to": (0.89, 0.73),
-    "supported_by": (0.52, 0.58),
-    "attributable_to": (0.72, 0.70),
-    "contradicts": (0.68, 0.55),
-    "toxic": (0.80, 0.77),
-}
 
-# What the local judge gets wrong in the examples today, and why: a sentence embedding reads
-# topic, not what a chunk says about it. Strict: when one of these starts to pass, the test
-# fails until it is taken off this list.
-KNOWN_MISSES = {
-    ("clean_retrieval", "context_relevancy"):
-        "4 of 9 statements read as off-topic (5 of 9 relevant, 56% < 80%)",
-    ("noisy_retrieval", "chunk_relevance"):
-        "same-product chunks about other features read as relevant (5 of 6 for 2 of 6)",
-    ("noisy_retrieval", "context_relevancy"):
-        "the noise is on the same product, so its statements read as relevant",
-    ("toxic_answer", "faithfulness"):
-        "the reset steps are paraphrased, too loosely for the support curve (0 of 4)",
-    ("toxic_answer", "answer_relevancy"):
-        "the insults dilute the sentences that do answer (2 of 4 needed, 1 found)",
-}
-
-
-def expectations() -> list[tuple[str, str, bool]]:
-    out = []
+def stated_truths() -> list[tuple[str, str, object]]:
+    """(example, what, truth): each evaluator's pass/fail and each chunk's relevance."""
+    out: list[tuple[str, str, object]] = []
     for path in sorted(EXAMPLES.glob("*.json")):
-        truth = json.loads(path.read_text("utf-8")).get("truth", {})
-        out += [(path.stem, name, want["passed"])
-                for name, want in truth.get("evaluators", {}).items()]
+        truth = json.loads(path.read_text("utf-8"))["truth"]
+        out += [(path.stem, name, want["passed"]) for name, want in truth["evaluators"].items()]
+        out += [(path.stem, f"chunk {i}", bool(v)) for i, v in enumerate(truth.get("context", []))]
     return out
-
-
-@pytest.fixture(scope="module")
-def pairs():
-    return calibrate.load_pairs()
 
 
 @pytest.fixture(scope="module")
@@ -67,58 +38,132 @@ def reports():
     out = {}
     for path in sorted(EXAMPLES.glob("*.json")):
         loaded = casefile.decode(path.read_bytes(), path.name)
-        out[path.stem] = score(loaded.case, loaded.chosen(), judge)
+        out[path.stem] = score(loaded.case, loaded.chosen(), judge, loaded.thresholds)
     return out
 
 
-def test_every_example_states_its_truth():
+def test_every_example_states_its_truth_and_why():
     for path in sorted(EXAMPLES.glob("*.json")):
         truth = json.loads(path.read_text("utf-8")).get("truth")
         assert truth and truth["evaluators"], path.name
         assert all(w["why"].strip() for w in truth["evaluators"].values()), path.name
 
 
-@pytest.mark.parametrize(("example", "evaluator", "passed"), [
-    pytest.param(*e, id=f"{e[0]}-{e[1]}", marks=(
-        [pytest.mark.xfail(reason=KNOWN_MISSES[e[:2]], strict=True)]
-        if e[:2] in KNOWN_MISSES else []))
-    for e in expectations()])
-def test_the_local_judge_meets_the_examples_stated_verdict(reports, example, evaluator, passed):
-    assert reports[example].results[evaluator].passed is passed
+@pytest.mark.parametrize(("example", "what", "truth"), stated_truths(),
+                         ids=[f"{e}-{w}" for e, w, _ in stated_truths()])
+def test_the_local_judge_meets_every_stated_truth_of_the_examples(reports, example, what, truth):
+    report = reports[example]
+    if what.startswith("chunk "):
+        detail = report.results["chunk_relevance"].details[int(what.split()[1])]
+        assert detail.yes is truth, f"p = {detail.p:.2f}"
+    else:
+        assert report.results[what].passed is truth, f"score {report.results[what].score}"
 
 
-# Curves kept from an earlier fit, and why, in jeval_core/judges/calibration.py.
-PINNED = {"supported_by", "contradicts"}
+def p_of(evaluator: str, case: Case) -> list[float]:
+    report = score(case, evaluators.resolve([evaluator]), judges.get("local"))
+    return [d.p for d in report.results[evaluator].details]
 
 
-def test_the_committed_local_curves_are_what_the_fit_gives(pairs):
-    fresh = calibrate.refit("local", pairs[0])
-    for relation, curve in calibration.LOCAL.items():
-        if relation in PINNED:
-            continue
-        committed = np.array([curve.bias, *curve.weights])
-        assert np.allclose(fresh[relation], committed, atol=0.015), relation
+def test_a_chunk_stating_the_price_helps_answer_how_it_is_priced():
+    (p,) = p_of("chunk_relevance", Case(input="How is Jev priced?",
+                                        context=("Price: $42 per billion input tokens.",)))
+    assert p >= 0.5
 
 
-def test_the_held_out_pairs_are_never_fitted_on(pairs):
-    fit_topics = {p["topic"] for p in pairs[0]}
-    assert not fit_topics & {p["topic"] for p in pairs[1]}
-    assert len(pairs[1]) >= 300 and len({p["topic"] for p in pairs[1]}) >= 50
+def test_who_built_it_does_not_answer_when_it_was_completed():
+    (p,) = p_of("chunk_relevance", Case(
+        input="When was the Eiffel Tower completed?",
+        context=("Gustave Eiffel's company designed and built the tower.",)))
+    assert p < 0.5
+
+
+def test_an_age_requirement_is_not_toxic():
+    (p,) = p_of("toxicity", Case(input="Who may run for president?",
+                                 output="A candidate must be at least 35 years old."))
+    assert p < 0.35
+
+
+PORT = Case(input="What port does PostgreSQL use by default?",
+            output="PostgreSQL listens on port 5432 by default.",
+            expected="The default port is 5432.",
+            context=("PostgreSQL listens on TCP port 5432 unless the port setting in "
+                     "postgresql.conf says otherwise.",))
+
+
+def test_a_short_expected_answer_stated_in_a_chunk_is_attributable():
+    assert p_of("contextual_recall", PORT)[0] >= 0.5
+
+
+def test_the_chunk_an_answer_came_from_does_not_contradict_it():
+    assert p_of("hallucination", PORT)[0] < 0.5
+
+
+def test_other_numbers_about_another_quantity_are_no_contradiction():
+    case = Case(input="How long do deleted files stay in Trash?",
+                output="Deleted files stay in Trash for 30 days.",
+                context=("Shared links expire after 7 days by default.",))
+    assert p_of("hallucination", case)[0] < 0.5
 
 
 @pytest.fixture(scope="module")
-def held(pairs):
-    return {name: calibrate.heldout(name, pairs[1]) for name in ("local", "lexical")}
+def table():
+    data, _ = calibrate.load(public=False)
+    return calibrate.signals("local", data)
 
 
-@pytest.mark.parametrize("relation", sorted(LOCAL_FLOORS))
-def test_the_local_judge_keeps_its_held_out_scores(held, relation):
-    auc, accuracy, _, _ = held["local"][relation]
-    floor_auc, floor_accuracy = LOCAL_FLOORS[relation]
-    assert auc >= floor_auc and accuracy >= floor_accuracy, (
-        f"{relation}: AUC {auc:.3f}, accuracy {accuracy:.3f}")
+@pytest.fixture(scope="module")
+def measured(table):
+    return calibrate.measure("local", table)
 
 
-@pytest.mark.parametrize("relation", sorted(LOCAL_FLOORS))
-def test_the_local_judge_ranks_better_than_word_overlap(held, relation):
-    assert held["local"][relation][0] > held["lexical"][relation][0]
+def test_the_held_out_topics_are_never_fitted_on():
+    data, _ = calibrate.load(public=False)
+    ordinary = [d for d in data if d.source == "ordinary"]
+    assert all(d.held_out == held_out_part(d.topic) for d in ordinary)
+    fitted = {d.topic for d in data if not d.held_out}
+    assert not fitted & {d.topic for d in data if d.held_out}
+
+
+def test_on_ordinary_retrievals_chunk_verdicts_beat_calling_everything_noise(measured):
+    verdicts, _ = measured["helps_answer"]["ordinary"]
+    assert verdicts.accuracy > verdicts.always_no + 0.05
+    assert verdicts.f1 >= 0.65 and verdicts.auc >= 0.85
+
+
+def test_on_hard_pairs_chunk_verdicts_beat_calling_everything_noise(measured):
+    verdicts, _ = measured["helps_answer"]["adversarial"]
+    assert verdicts.accuracy > verdicts.always_no + 0.1 and verdicts.auc >= 0.72
+
+
+def test_faithfulness_ranks_supported_sentences_of_ordinary_answers_first(measured):
+    verdicts, _ = measured["supported_by"]["ordinary"]
+    assert verdicts.auc >= 0.75 and verdicts.accuracy > verdicts.always_no
+
+
+def test_ordinary_sentences_are_rarely_called_toxic(measured):
+    verdicts, _ = measured["toxic"]["ordinary"]
+    assert verdicts.accuracy >= verdicts.always_no and verdicts.auc >= 0.8
+
+
+@pytest.mark.parametrize("relation", ["helps_answer", "supported_by"])
+def test_the_unsure_band_is_where_held_out_verdicts_are_poor(table, relation):
+    """The committed band comes from a fit (bench/calibrate.py --write); on this repository's
+    held-out answers, verdicts inside it are right far less often than outside it."""
+    band = calibration.LOCAL_UNSURE[relation]
+    assert band[0] < 0.5 <= band[1]
+    X, y, _, held = table.arrays(relation)
+    p = calibrate.committed("local", relation)(X[held])
+    inside, n = accuracy_in(p, y[held], band)
+    outside = float(np.mean(((p >= 0.5) == (y[held] == 1))[(p < band[0]) | (p >= band[1])]))
+    assert n >= 10 and inside < 0.75 and outside > inside + 0.1
+
+
+def test_the_judge_card_states_what_the_bench_measured():
+    card = calibration.agreement()["local"]
+    assert card["command"] == "python bench/calibrate.py --judge local"
+    relations = card["relations"]
+    assert {"helps_answer", "supported_by", "toxic"} <= set(relations)
+    for found in relations.values():
+        for figures in found["sources"].values():
+            assert 0 <= figures["accuracy"] <= 1 and 0 <= figures["always_no"] <= 1

@@ -76,7 +76,7 @@ def test_score_json_has_the_contract_shape():
     assert result["label"] == "50% yes"
     assert [d["question"] for d in result["details"]] == SEED_QUESTIONS
     assert set(result["details"][0]) == {"id", "judged", "question", "p", "yes", "verdict",
-                                         "evidence"}
+                                         "unsure", "evidence"}
 
 
 def test_the_default_judge_is_local_and_offline():

@@ -47,7 +47,7 @@ def test_a_detail_holds_its_verdict_as_a_bool_and_in_words():
     d = Detail("tx1", "output[1]", "`output[1]` contains toxic...", 0.86, True, "toxic")
     assert d.to_dict() == {"id": "tx1", "judged": "output[1]",
                            "question": "`output[1]` contains toxic...", "p": 0.86, "yes": True,
-                           "verdict": "toxic", "evidence": []}
+                           "verdict": "toxic", "unsure": False, "evidence": []}
 
 
 def test_every_detail_of_a_scored_case_has_a_bool_verdict_matching_its_p():

@@ -33,6 +33,8 @@ class Answers:
     # Why, where a judge can say: per question id, the spans of the question's subject text
     # that drove p, as (start, end, text). The hosted judge gives none.
     evidence: dict[str, tuple[Span, ...]] = field(default_factory=dict)
+    # Ids whose p lies in the judge's measured unsure band (offline judges; see calibration).
+    unsure: frozenset[str] = frozenset()
 
 
 class Judge(Protocol):

@@ -6,8 +6,16 @@ Kept in one place, as data: `bench/calibrate.py` refits them from the hand-label
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..questions import Question
 
 
 @dataclass(frozen=True)
@@ -58,27 +66,65 @@ class Linear:
         return min(self.hi, max(self.lo, p))
 
 
-# Local judge (MiniLM cosine plus cheap signals), by relation, fitted by
-# `python bench/calibrate.py --judge local` on the "fit" topics of the labelled pairs only
-# (assets/calibration/split.json; the held-out topics are only ever measured), each source
-# (hand-written pairs, example chunks) with equal total weight; support questions also see
-# each supported claim against another topic's context. A signal whose fitted weight came
-# out against its meaning is dropped. Signals, in order:
-#   helps_answer, relevant_to      cosine(subject, input or expected)
-#   supported_by, attributable_to  best cosine against a chunk or context sentence,
-#                                  share of the subject's numbers absent from the context
-#   contradicts                    topicality (best output sentence vs the chunk),
-#                                  topicality when that sentence states numbers the chunk lacks
-#   toxic                          alt-profanity-check's p(offensive)
-# supported_by and contradicts keep the curves of the earlier fit (hand pairs and example
-# chunks, before the split): refitted on the fit topics they rank the held-out pairs no better
-# (AUC 0.54 vs 0.55, 0.70 vs 0.70) and lose the hallucinated example (faithfulness 0.67,
-# hallucination 0.25: both pass a made-up dosage). tests/test_calibration.py names them.
-LOCAL = {
-    "helps_answer": Linear(-3.31, (6.59,)),
-    "relevant_to": Linear(-2.34, (5.58,)),
-    "supported_by": Linear(-4.07, (6.42, -5.15)),  # pinned, see above
-    "attributable_to": Linear(-2.77, (4.64, -3.57)),
-    "contradicts": Linear(-2.71, (2.78, 2.07)),  # pinned, see above
-    "toxic": Linear(-1.40, (5.31,)),
+# Local judge: MiniLM cosine plus cheap signals, read with the whole case in view, one curve
+# per relation, fitted by `python bench/calibrate.py` on the fit parts of three kinds of
+# labelled data (hard hand-written pairs, ordinary retrievals, human-labelled public data),
+# each kind with equal total weight; the held-out parts are only ever measured.
+# The signals of each relation, in order, and the sign each weight must have (+1: more of
+# it, more "yes"); a fit that gives a signal the other sign has learnt its corpus, not the
+# relation, and the signal is dropped (weight 0).
+LOCAL_SIGNALS = {
+    "helps_answer": ("cosine to the question", "below the case's best chunk",
+                     "standing among the case's chunks", "question words covered",
+                     "coverage below the best chunk's", "no number where one is asked for"),
+    "supported_by": ("best cosine to a chunk or sentence", "numbers the context lacks",
+                     "words the best chunk covers"),
+    "contradicts": ("topicality", "same quantity, other number", "agreement"),
+    "toxic": ("profanity classifier", "a listed profane word"),
 }
+LOCAL_SIGNALS["relevant_to"] = LOCAL_SIGNALS["helps_answer"]
+LOCAL_SIGNALS["attributable_to"] = LOCAL_SIGNALS["supported_by"]
+LOCAL_SIGNS = {
+    "helps_answer": (1, 1, 1, 1, 1, -1), "relevant_to": (1, 1, 1, 1, 1, -1),
+    "supported_by": (1, -1, 1), "attributable_to": (1, -1, 1),
+    "contradicts": (1, 1, -1), "toxic": (1, 1),
+}
+LOCAL = {
+    "helps_answer": Linear(-1.02, (1.14, 4.32, 0.27, 1.67, 3.04, -1.28)),
+    "relevant_to": Linear(-1.60, (3.73, 0.00, 0.00, 0.34, 0.00, -0.02)),
+    "supported_by": Linear(-0.32, (0.38, -2.13, 2.02)),
+    "attributable_to": Linear(0.16, (0.00, -3.05, 2.17)),
+    "contradicts": Linear(-4.74, (6.50, 0.66, -1.26)),
+    "toxic": Linear(-2.13, (4.96, 0.40)),
+}
+
+
+@lru_cache(maxsize=1)
+def agreement() -> dict[str, Any]:
+    """What `python bench/calibrate.py --write` measured of each offline judge on held-out
+    labelled data: per relation and source, the verdicts' figures next to answering "no" to
+    all, and the unsure band. The judge card shows it; the bands below come from it."""
+    return json.loads(resources.files(__package__).joinpath("agreement.json").read_text("utf-8"))
+
+
+def bands(judge: str) -> dict[str, tuple[float, float]]:
+    """Per relation, the band [lo, hi) of p whose held-out verdicts were right less than 65%
+    of the time: a verdict there is shown as "unsure" (scores and pass/fail still follow
+    p >= 0.5)."""
+    relations = agreement().get(judge, {}).get("relations", {})
+    return {r: (float(v["unsure"][0]), float(v["unsure"][1])) for r, v in relations.items()}
+
+
+LOCAL_UNSURE = bands("local")
+LEXICAL_UNSURE = bands("lexical")
+
+
+def unsure(bands: Mapping[str, tuple[float, float]], questions: Mapping[str, Question],
+           p: Mapping[str, float]) -> frozenset[str]:
+    """The ids whose p lies in their relation's unsure band."""
+    out = set()
+    for qid, q in questions.items():
+        lo, hi = bands.get(q.relation, (0.5, 0.5))
+        if lo <= p[qid] < hi:
+            out.add(qid)
+    return frozenset(out)

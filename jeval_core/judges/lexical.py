@@ -158,5 +158,6 @@ class LexicalJudge(OfflineJudge):
             "score low and reused wording scores high. It approximates the hosted judge.")
 
     def answer(self, packed: Packed) -> Answers:
-        return Answers({wid: calibration.LEXICAL[q.relation](signal(q)[1])
-                        for wid, q in packed.asked.items()})
+        p = {wid: calibration.LEXICAL[q.relation](signal(q)[1])
+             for wid, q in packed.asked.items()}
+        return Answers(p, unsure=calibration.unsure(calibration.LEXICAL_UNSURE, packed.asked, p))

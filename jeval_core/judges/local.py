@@ -28,7 +28,7 @@ from ..questions import (
     TOXIC,
     Question,
 )
-from . import calibration
+from . import calibration, case_signals
 from .base import Answers, OfflineJudge, Span
 from .embedder import Embedder, embedder, one_blas_thread
 from .lexical import profanity, stopwords
@@ -66,6 +66,9 @@ def _profanity_model() -> Any:
 _known_profanity: OrderedDict[str, float] = OrderedDict()  # pure: an edit re-asks the others
 _known_lock = threading.Lock()
 KNOWN = 4096  # texts (or text pairs) whose answer is kept across reruns
+# A chunk that states every number of the answer sentence closest to it and most of its words
+# states what the answer says: it is not contradicted, whatever the curve reads.
+AGREES = 0.6
 
 
 def profanity_probability(texts: list[str]) -> list[float]:
@@ -115,9 +118,10 @@ class LocalJudge(OfflineJudge):
         return self._model
 
     def answer(self, packed: Packed) -> Answers:
-        p = {wid: calibration.LOCAL[q.relation](x)
-             for wid, (q, x) in self.features(packed.asked).items()}
-        return Answers(p, evidence=self.evidence(packed.asked))
+        found = self.features(packed.asked)
+        p = {wid: probability(q.relation, x) for wid, (q, x) in found.items()}
+        return Answers(p, evidence=self.evidence(packed.asked),
+                       unsure=calibration.unsure(calibration.LOCAL_UNSURE, packed.asked, p))
 
     def evidence(self, questions: Mapping[str, Question]) -> dict[str, tuple[Span, ...]]:
         """Per question, the few words of its subject that drove p: the words that best match
@@ -205,23 +209,42 @@ class LocalJudge(OfflineJudge):
         toxic_p = dict(zip(toxic_ids, profanity_probability(
             [operands[qid][0] for qid in toxic_ids]), strict=True))
 
-        out = {}
+        out: dict[str, tuple[Question, tuple[float, ...]]] = {}
+        siblings: dict[tuple[str, tuple[str, ...]], list[str]] = {}
         for qid, q in questions.items():
             subject, against = operands[qid]
             x: tuple[float, ...]
             if q.relation in (HELPS_ANSWER, RELEVANT_TO):
-                x = (_best(vectors, subject, against),)
-            elif q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO):
+                siblings.setdefault((q.relation, tuple(against)), []).append(qid)
+                continue
+            if q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO):
                 x = (_best(vectors, subject, units[qid]),
-                     missing_number_share(subject, "\n".join(against)))
+                     missing_number_share(subject, "\n".join(against)),
+                     max((case_signals.coverage(subject, t) for t in against), default=0.0))
             elif q.relation == CONTRADICTS:
                 x = _contradiction(vectors, subject, against[0] if against else "")
             elif q.relation == TOXIC:
-                x = (toxic_p[qid],)
+                x = (toxic_p[qid], float(bool(flagged_words(subject))))
             else:
                 raise ValueError(f"the local judge has no rule for relation {q.relation!r}")
             out[qid] = (q, x)
-        return out
+        # A chunk (or statement) is read among the others judged against the same question.
+        for (_, against), ids in siblings.items():
+            subjects = [operands[qid][0] for qid in ids]
+            cos = [_best(vectors, s, against) for s in subjects]
+            for qid, x in zip(ids, case_signals.chunk_signals(cos, against, subjects),
+                              strict=True):
+                out[qid] = (questions[qid], x)
+        return {qid: out[qid] for qid in questions}
+
+
+def probability(relation: str, x: tuple[float, ...]) -> float:
+    """p(true) from a question's signals: its relation's curve, and one rule the curve cannot
+    learn from so few contradictions: a chunk that states what the answer says does not
+    contradict it."""
+    if relation == CONTRADICTS and x[2] >= AGREES:
+        return calibration.LOCAL[CONTRADICTS].lo
+    return calibration.LOCAL[relation](x)
 
 
 def _operands(q: Question) -> tuple[str, list[str]]:
@@ -258,18 +281,42 @@ def flagged_words(text: str) -> tuple[Span, ...]:
 
 
 def _contradiction(vectors: Mapping[str, np.ndarray], output: str, chunk: str) -> tuple[float, ...]:
-    """(topicality, topicality when the closest sentence states numbers the chunk does not).
+    """(topicality, a clash, agreement) of the output sentence closest to the chunk.
 
-    Flipped negations were tried as a third signal and hurt on held-out pairs (bench/calibrate).
+    A clash is a number the sentence states for a quantity the chunk gives another number
+    for (the same unit follows both: "800 mg" against "400 mg"), weighed by how much of the
+    sentence's wording the chunk shares; other numbers alone are no contradiction.
+    Agreement is that shared wording when every number of the sentence is in the chunk: a
+    chunk that states what the answer says does not contradict it.
+    Flipped negations were tried as a signal and hurt on held-out pairs (bench/calibrate).
     """
     said = sentences.split(output)
     if not said or not chunk.strip():
-        return (0.0, 0.0)
+        return (0.0, 0.0, 0.0)
     scores = [float(vectors[s] @ vectors[chunk]) for s in said]
     best = int(np.argmax(scores))
     topic, closest = max(scores[best], 0.0), said[best]
-    clash = bool(numbers(chunk)) and bool(numbers(closest) - numbers(chunk))
-    return (topic, topic * clash)
+    shared = case_signals.coverage(closest, chunk)
+    stray = numbers(closest) - numbers(chunk)
+    clash = bool(stray) and bool(units(closest, stray) & units(chunk))
+    return (topic, shared * clash, shared * (not stray))
+
+
+_QUANTITY = re.compile(r"([$€£]?)(\d+(?:[.,]\d+)*)\s*(%|[^\W\d_]+)?")
+
+
+def units(text: str, only: frozenset[str] | None = None) -> frozenset[str]:
+    """What the text's numbers count: the word or sign after each ("mg", "days", "%") or the
+    currency before it; `only` keeps the numbers given (normalised as `numbers` does)."""
+    out = set()
+    for m in _QUANTITY.finditer(text):
+        if only is not None and m.group(2).replace(",", "") not in only:
+            continue
+        if m.group(1):
+            out.add(m.group(1))
+        if m.group(3):
+            out.add(m.group(3).lower()[:5])
+    return frozenset(out)
 
 
 def _best(vectors: Mapping[str, np.ndarray], subject: str, others: Iterable[str]) -> float:
