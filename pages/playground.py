@@ -421,10 +421,12 @@ def live_panel(slots: Slots) -> None:
                     label = "Score with Jev"
                 asked = row.button(label, type="primary")
             if live_on:
-                hosted = hosted_live(case, chosen)
                 with row:
-                    live_status(hosted)
-        if not live_on:
+                    live_cap()
+        if live_on:
+            hosted = hosted_live(case, chosen)
+            live_status(hosted)
+        else:
             stop_live()
         if hosted is not None and hosted.report is not None:
             report, error = hosted.report, None
@@ -567,16 +569,23 @@ def live_status(hosted: HostedView) -> None:
         line = ":red-badge[hosted judge failed]"
     line += (f" · this session {ledger.requests:,} of {cap.requests:,} requests, "
              f"${ledger.spent_usd:.6f} of ${cap.usd:.4f}")
-    st.markdown(line, width="content")
-    with st.popover("Cap", help="the session's spending cap for live requests"):
-        st.number_input("Spending cap per session ($)", min_value=0.0, max_value=100.0,
-                        value=float(runner.live.step.usd), step=0.01, format="%.4f",
-                        key="live_cap_usd", on_change=on_cap)
-        st.number_input("and at most this many requests", min_value=0, max_value=100_000,
-                        value=int(runner.live.step.requests), step=10,
-                        key="live_cap_requests", on_change=on_cap)
+    st.markdown(line)
     if t is not None and t.status.pending:
         hosted_watch(t.number)
+
+
+def live_cap() -> None:
+    """The session's spending cap, settable (beside the toggle)."""
+    step = session.live_runner().live.step
+    with st.popover("Spending cap",
+                    help="the session's spending cap for live requests: when it is reached, "
+                         "nothing more is sent until you say so"):
+        st.number_input("Spending cap per session ($)", min_value=0.0, max_value=100.0,
+                        value=float(step.usd), step=0.01, format="%.4f",
+                        key="live_cap_usd", on_change=on_cap)
+        st.number_input("and at most this many requests", min_value=0, max_value=100_000,
+                        value=int(step.requests), step=10,
+                        key="live_cap_requests", on_change=on_cap)
 
 
 def on_cap() -> None:
