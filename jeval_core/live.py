@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 DEFAULT_CAP_USD = 0.05
 DEFAULT_CAP_REQUESTS = 100
 DEFAULT_DEBOUNCE_S = 0.4
-KEEP = 32  # answered cases kept, so that going back to an earlier case costs nothing
+KEEP = 8  # answered cases kept: going back to one costs nothing (a case can hold megabytes)
 
 
 class Status(Enum):

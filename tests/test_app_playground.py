@@ -662,10 +662,16 @@ def test_the_live_cap_stops_requests_and_asks_before_going_on(monkeypatch):
 
 def test_a_live_hosted_error_is_one_line_beside_the_toggle_and_the_offline_verdicts_stay(
         monkeypatch):
-    with Running(MockConfig(key="sk-the-right-one")) as server:
+    with Running(MockConfig(key="sk-the-right-one")) as mock, \
+            FaultyServer(mock.url, []) as server:
         at = live_app(monkeypatch, server.url)
         live_toggle(at).set_value(True).run()
         settle(at)
+        at.run()
+        assert len(server.seen) == 1  # a failure is not retried on every rerun
+        at.button(key="live_try_again").click().run()
+        settle(at)
+        assert len(server.seen) == 2  # but once more when asked
     assert len(at.error) == 1 and "(401)" in shown(at.error[0].value)
     assert "the hosted judge did not answer" in captions(at)
     assert labels(at) == ["50% yes"] and "judge: local" in captions(at)
