@@ -115,9 +115,11 @@ def chip(name: str, result: Result, stale: bool) -> str:
 
 
 def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
-            big: bool = False) -> None:
+            big: bool = False, note: str | None = None) -> None:
     """The verdict at a glance: the case's PASS/FAIL, a chip per evaluator, chunk counts,
-    judge and cost. Three elements: an edit redraws it, and each element costs the browser."""
+    judge and cost. Three elements: an edit redraws it, and each element costs the browser.
+    `note` marks verdicts that stand in for another judge's ("local judge — hosted answer
+    pending"), our own text."""
     passed = report.passed
     with st.container(border=True, key="summary", horizontal=True, wrap=False,
                       vertical_alignment="center", gap="medium"):
@@ -141,7 +143,8 @@ def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
         cost = (f"billed ${report.cost_usd:.6f}" if report.usage.input_tokens
                 else f"free here; ~${report.packed.cost_usd:.6f} on Jev")
         lines.append(f"judge **{inert(report.judge)}** · {cost} · "
-                     f"{plural(len(report.packed.asked), 'question', 'questions')} in 1 request")
+                     f"{plural(len(report.packed.asked), 'question', 'questions')} in 1 request"
+                     + (f" · :orange-badge[{inert(note)}]" if note else ""))
         st.markdown("  \n".join(lines))
         if report.approximates:
             with st.popover("judge card", width="content"):

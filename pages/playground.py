@@ -19,6 +19,7 @@ from streamlit.errors import StreamlitAPIException
 from jeval_core import Case, CaseError, JevalError, Report, casefile, evaluators
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.judges import Judge
+from jeval_core.live import Cap, Status, Ticket, case_key
 from jeval_core.request import Packed, pack
 from jeval_core.scoring import prepare, run
 from jeval_core.share import MAX_TOKEN_CHARS
@@ -27,6 +28,7 @@ from pages import draw, session
 
 OFFLINE = ("local", "lexical")
 LIVE = "live"  # the fragment a committed edit reruns
+WATCH_S = 0.25  # how often a pending hosted answer is looked for
 
 
 def offline_judge(name: str) -> Judge:
@@ -172,8 +174,9 @@ def editor() -> dict[str, DeltaGenerator]:
     return slots
 
 
-def chunk_verdict(text: str, row: dict | None) -> None:
-    """Beside a chunk: its p(relevant) and verdict, and the words that drove p."""
+def chunk_verdict(text: str, row: dict | None, offline: str | None = None) -> None:
+    """Beside a chunk: its p(relevant) and verdict, and the words that drove p; `offline`
+    names the offline judge when its verdict stands in for the hosted judge's."""
     if not text.strip():
         st.caption("blank: not judged (it keeps its rank)")
         return
@@ -181,7 +184,8 @@ def chunk_verdict(text: str, row: dict | None) -> None:
         st.empty()  # the slot is written on every run, even with nothing to say
         return
     colour = "orange" if row["unsure"] else ("green" if row["yes"] else "gray")
-    line = f":{colour}-badge[p {row['p']:.2f} · {draw.inert(row['verdict'])}]"
+    mark = f" · {draw.inert(offline)} judge" if offline else ""
+    line = f":{colour}-badge[p {row['p']:.2f} · {draw.inert(row['verdict'])}{mark}]"
     words = [t for _, _, t in row["evidence"]]
     if words:
         line += " why: " + ", ".join(f":orange-background[{draw.inert(w)}]" for w in words[:8])
@@ -380,7 +384,7 @@ def live(slots: Slots) -> None:
 
 def live_panel(slots: Slots) -> None:
     """Everything a committed edit changes: the link, the origin line, the Jev button and its
-    error, each chunk's verdict, the results."""
+    error (or the live toggle, its status, error and cap), each chunk's verdict, the results."""
     session.spare_the_collector()
     started = time.perf_counter()
     present = bool(st.session_state.get("present"))
@@ -390,17 +394,24 @@ def live_panel(slots: Slots) -> None:
     token = follow_in_url()
 
     asked, packed = False, None
+    hosted: HostedView | None = None
     # each slot gets its one container on every run: a fragment may only write again where it
     # wrote before
     with slots.top.container():
+        offered = bool(chosen) and session.hosted_key_ready()
+        live_on = offered and bool(st.session_state.get("hosted_live"))
         shown_origin = not present and (session.modified() or (
             st.session_state.get("origin") and not st.session_state.get("example")))
-        if shown_origin or (judge == "jev" and chosen):
+        button = judge == "jev" and bool(chosen)
+        if shown_origin or button or (offered and not present):
             row = st.container(horizontal=True, vertical_alignment="center", wrap=False)
             if shown_origin:
                 with row:
                     origin_line()
-            if judge == "jev" and chosen:
+            if offered and not present:
+                with row:
+                    live_on = live_toggle()
+            if button and not live_on:
                 try:  # packed once: for the button, the staleness check and the request
                     packed = pack(case, chosen, st.session_state.get("jev_model")
                                   or "jev-latest")
@@ -409,20 +420,38 @@ def live_panel(slots: Slots) -> None:
                 except JevalError:
                     label = "Score with Jev"
                 asked = row.button(label, type="primary")
-        report, error = (run_scoring(case, chosen, judge, asked, packed) if chosen
-                         else (None, None))
+            if live_on:
+                with row:
+                    live_cap()
+        if live_on:
+            hosted = hosted_live(case, chosen)
+            live_status(hosted)
+        else:
+            stop_live()
+        if hosted is not None and hosted.report is not None:
+            report, error = hosted.report, None
+        elif live_on:  # the offline judge's verdicts until the hosted answer arrives
+            report, error = run_scoring(case, chosen, judge if judge in OFFLINE else "local",
+                                        False)
+        else:
+            report, error = (run_scoring(case, chosen, judge, asked, packed) if chosen
+                             else (None, None))
         if st.session_state.pop("copy_asked", False):
             copy_link(token)
         if error:  # next to the button that caused it, on the first screen
             st.error(draw.inert(error))
+        if hosted is not None:
+            live_notices(hosted)
 
     thresholds = {k: v for k, v in (st.session_state.get("thresholds") or {}).items()
                   if k in EVALUATORS}
     if report is not None and thresholds:
         report = report.with_thresholds(thresholds)
-    # offline results are scored from the case on screen: only the hosted judge's can lag
-    stale = (report is not None and judge == "jev"
+    # offline results are scored from the case on screen, and so is a live hosted answer:
+    # only the hosted judge's pressed-for results can lag
+    stale = (report is not None and judge == "jev" and not live_on
              and (packed is None or is_stale(report, packed)))
+    standing_in = hosted.standing_in(report) if hosted is not None else None
     per_chunk = draw.chunk_rows(report) if report is not None and not stale else {}
     ids = st.session_state["chunk_ids"]
     focus = focused_chunk(len(ids))
@@ -432,14 +461,15 @@ def live_panel(slots: Slots) -> None:
     for pos, uid in enumerate(ids):
         if uid in slots.chunks:
             with slots.chunks[uid]:
-                chunk_verdict(case.context[pos], per_chunk.get(pos))
+                chunk_verdict(case.context[pos], per_chunk.get(pos),
+                              report.judge if standing_in and report is not None else None)
     if slots.download is not None:
         with slots.download:
             download_case(case, chosen)
 
     with slots.body:
         if present:
-            presentation(case, report, stale, per_chunk)
+            presentation(case, report, stale, per_chunk, standing_in)
             return
         if not chosen:
             st.info("Pick at least one evaluator.")
@@ -449,7 +479,152 @@ def live_panel(slots: Slots) -> None:
                 st.info("Press the button to score this case with the hosted judge "
                         "(the offline judges' results are not shown under its name).")
             return
-        scored(case, chosen, report, stale, time.perf_counter() - started, focus)
+        scored(case, chosen, report, stale, time.perf_counter() - started, focus, standing_in)
+
+
+# ---- the hosted judge, live: jeval_core.live decides, this draws ----
+
+LIVE_HELP = ("Each committed edit sends this case to the hosted judge (one request, after a "
+             "short pause; a newer edit cancels an older request). The offline verdicts show "
+             "until its answer arrives. Spending stops at the session's cap and asks.")
+
+
+@dataclass(frozen=True)
+class HostedView:
+    """Where the live hosted judge stands for the case on screen."""
+
+    ticket: Ticket | None  # None: nothing could be submitted (too large, bad settings)
+    problem: str | None = None  # why nothing was submitted
+
+    @property
+    def report(self) -> Report | None:
+        """The hosted answer for this very case, once it has arrived."""
+        t = self.ticket
+        return t.report if t is not None and t.status == Status.ANSWERED else None
+
+    def standing_in(self, shown: Report | None) -> str | None:
+        """What the offline verdicts on screen are marked with (None: the hosted answer is
+        shown, or nothing is)."""
+        if shown is None or self.report is not None:
+            return None
+        status = self.ticket.status if self.ticket is not None else Status.FAILED
+        why = {Status.WAITING: "hosted answer pending", Status.SENDING: "hosted answer pending",
+               Status.CAPPED: "hosted request held at the spending cap"}.get(
+                   status, "the hosted judge did not answer")
+        return f"{shown.judge} judge — {why}"
+
+
+def live_toggle() -> bool:
+    return st.toggle("Hosted judge live", key="hosted_live", on_change=on_live_toggle,
+                     help=LIVE_HELP)
+
+
+def on_live_toggle() -> None:
+    if not st.session_state.get("hosted_live"):
+        stop_live()
+
+
+def stop_live() -> None:
+    """The toggle is off (or no key is set any more): nothing in flight, nothing current."""
+    runner = st.session_state.get("live_runner")
+    if runner is not None and runner.live.current is not None:
+        runner.stop()
+
+
+def hosted_live(case: Case, chosen: tuple[Evaluator, ...]) -> HostedView:
+    """Submit the case on screen (a request starts only for a case not asked yet)."""
+    settings, make = session.hosted_maker()
+    try:
+        packed = pack(case, chosen, settings[1])
+        packed.check_budget()
+    except JevalError as err:
+        stop_live()
+        return HostedView(None, str(err))
+    retry = bool(st.session_state.pop("live_retry", False))
+    ticket = session.live_runner().submit(case_key(packed, *settings), packed, make, retry)
+    if ticket.status == Status.ANSWERED and ticket.report is not None:
+        st.session_state["jev_result"] = ticket.report  # for "Judges side by side"
+    return HostedView(ticket)
+
+
+def live_status(hosted: HostedView) -> None:
+    """One line beside the toggle: where the request stands, what it cost, the session's
+    spending against its cap (our own numbers only)."""
+    runner = session.live_runner()
+    ledger, cap = runner.live.ledger, runner.live.cap
+    t = hosted.ticket
+    if t is None:
+        line = ":red-badge[not sent]"
+    elif t.status.pending:
+        line = (f":orange-badge[hosted answer pending] sending "
+                f"~{t.estimate_tokens:,} tokens · ~${t.estimate_usd:.6f}")
+    elif t.status == Status.ANSWERED and t.report is not None:
+        billed = t.report.usage.input_tokens
+        line = (f":green-badge[hosted answer] {billed:,} input tokens · "
+                f"${t.report.cost_usd:.6f}"
+                + (" (answered earlier: no new request)" if t.from_cache else ""))
+    elif t.status == Status.CAPPED:
+        line = ":orange-badge[held at the cap]"
+    else:
+        line = ":red-badge[hosted judge failed]"
+    line += (f" · this session {ledger.requests:,} of {cap.requests:,} requests, "
+             f"${ledger.spent_usd:.6f} of ${cap.usd:.4f}")
+    st.markdown(line)
+    if t is not None and t.status.pending:
+        hosted_watch(t.number)
+
+
+def live_cap() -> None:
+    """The session's spending cap, settable (beside the toggle)."""
+    step = session.live_runner().live.step
+    with st.popover("Spending cap",
+                    help="the session's spending cap for live requests: when it is reached, "
+                         "nothing more is sent until you say so"):
+        st.number_input("Spending cap per session ($)", min_value=0.0, max_value=100.0,
+                        value=float(step.usd), step=0.01, format="%.4f",
+                        key="live_cap_usd", on_change=on_cap)
+        st.number_input("and at most this many requests", min_value=0, max_value=100_000,
+                        value=int(step.requests), step=10,
+                        key="live_cap_requests", on_change=on_cap)
+
+
+def on_cap() -> None:
+    session.live_runner().live.set_cap(Cap(
+        usd=float(st.session_state.get("live_cap_usd") or 0.0),
+        requests=int(st.session_state.get("live_cap_requests") or 0)))
+
+
+def live_notices(hosted: HostedView) -> None:
+    """A hosted error as one line (the offline verdicts stay), or the cap asking to go on."""
+    t = hosted.ticket
+    if hosted.problem is not None:
+        st.error(draw.inert(f"Not sent to the hosted judge: {hosted.problem}"))
+    elif t is not None and t.status in (Status.FAILED, Status.SUPERSEDED) and t.error:
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.error(draw.inert(f"Hosted judge: {t.error}"))
+            st.button("Try again", key="live_try_again", on_click=on_live_retry,
+                      type="tertiary")
+    elif t is not None and t.status == Status.CAPPED:
+        step = session.live_runner().live.step
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.warning(draw.inert(f"Spending cap reached: {t.reason}. Nothing more goes to "
+                                  "the hosted judge until you say so."))
+            st.button(f"Continue (${step.usd:.4f} / {step.requests:,} requests more)",
+                      key="live_go_on", on_click=lambda: session.live_runner().go_on(),
+                      type="primary")
+
+
+def on_live_retry() -> None:
+    st.session_state["live_retry"] = True
+
+
+@st.fragment(run_every=WATCH_S)
+def hosted_watch(number: int) -> None:
+    """While the hosted answer is pending: look for it, and draw the page again once the
+    request has ended (the answer, an error or the cap); nothing to draw meanwhile."""
+    now = session.live_runner().live.current
+    if now is None or now.number != number or not now.status.pending:
+        st.rerun()
 
 
 def focused_chunk(chunks: int) -> int | None:
@@ -462,9 +637,9 @@ def focused_chunk(chunks: int) -> int | None:
 
 
 def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: bool,
-           elapsed: float, focus: int | None = None) -> None:
-    draw.summary(report, len(case.context), case.blank_chunks(), stale)
-    header(report, elapsed, stale)
+           elapsed: float, focus: int | None = None, standing_in: str | None = None) -> None:
+    draw.summary(report, len(case.context), case.blank_chunks(), stale, note=standing_in)
+    header(report, elapsed, stale, standing_in)
     draw.cards(report, stale)
     what_if(report)
     names = [n for n, r in report.results.items() if not r.skipped]
@@ -557,12 +732,13 @@ def compare(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
 
 
 def presentation(case: Case, report: Report | None, stale: bool,
-                 per_chunk: dict[int, dict]) -> None:
+                 per_chunk: dict[int, dict], standing_in: str | None = None) -> None:
     """For demos: no editor; the verdict large, the question and answer, chunk cards."""
     if report is None:
         st.info("Nothing scored yet: switch presentation mode off to edit and score.")
         return
-    draw.summary(report, len(case.context), case.blank_chunks(), stale, big=True)
+    draw.summary(report, len(case.context), case.blank_chunks(), stale, big=True,
+                 note=standing_in)
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown("**The question**")
@@ -575,8 +751,10 @@ def presentation(case: Case, report: Report | None, stale: bool,
     draw.cards(report, stale)
 
 
-def header(report: Report, elapsed: float, stale: bool) -> None:
-    line = (f"judge: {report.judge} · judge time {report.latency_s * 1000:.0f} ms · "
+def header(report: Report, elapsed: float, stale: bool,
+           standing_in: str | None = None) -> None:
+    line = (f"{standing_in} · " if standing_in else "") + (
+        f"judge: {report.judge} · judge time {report.latency_s * 1000:.0f} ms · "
             f"shown in {elapsed * 1000:.0f} ms")
     if report.model:
         line += f" · model {report.model}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import hashlib
 import importlib
 import re
 import threading
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from jeval_core import Case, CaseError, JevalError, casefile, share
+from jeval_core import Case, CaseError, JevalError, casefile, live, share
 from jeval_core import evaluators as registry
 from jeval_core.casefile import CaseFile
 from jeval_core.evaluators import Evaluator
@@ -322,3 +323,45 @@ def jev_from_settings() -> jev_judge.JevJudge:
     key = (st.session_state.get("jev_key") or "").strip() or None
     return jev_judge.JevJudge(api_key=key, base_url=st.session_state.get("jev_base_url"),
                               model=st.session_state.get("jev_model") or "jev-latest")
+
+
+# ---- the hosted judge, live (jeval_core.live does the bookkeeping) ----
+
+def hosted_base_url() -> str:
+    """The server the hosted judge would be asked on: the sidebar's, else the configured one."""
+    return (st.session_state.get("jev_base_url") or "").strip() or default_base_url()
+
+
+def typed_key() -> str | None:
+    return (st.session_state.get("jev_key") or "").strip() or None
+
+
+def hosted_key_ready() -> bool:
+    """Whether a key for the hosted judge's server is set: typed in the Jev settings (it goes
+    to the server it was typed for), or the environment's, for the server it names."""
+    return typed_key() is not None or env_key_for(hosted_base_url())
+
+
+def live_runner() -> live.Runner:
+    """This browser session's live hosted judge (its ledger and cap last as long as it)."""
+    runner = st.session_state.get("live_runner")
+    if not isinstance(runner, live.Runner):
+        runner = live.Runner(live.Live())
+        st.session_state["live_runner"] = runner
+    return runner
+
+
+def hosted_maker() -> tuple[tuple[str, str, str], live.Make]:
+    """The hosted judge's settings as they are now (what makes two requests the same), and
+    the function that builds the judge for one request. The key stays inside that function:
+    the settings carry only a digest of a typed key, so that a new key asks again."""
+    key = typed_key()
+    url = hosted_base_url()
+    model = st.session_state.get("jev_model") or "jev-latest"
+
+    def make() -> tuple[jev_judge.JevJudge, live.Send]:
+        judge = jev_judge.JevJudge(api_key=key, base_url=url, model=model)
+        return judge, lambda packed: run(packed, judge)
+
+    tag = hashlib.sha256(key.encode()).hexdigest()[:12] if key else "environment"
+    return (url, model, tag), make

@@ -19,11 +19,13 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 class AppServer:
     """`streamlit run app.py` on a loopback port, logged to a file, stopped by its pid."""
 
-    def __init__(self, port: int, log: Path) -> None:
+    def __init__(self, port: int, log: Path, env: dict[str, str] | None = None) -> None:
+        """`env`: variables to set for the server (the hosted judge's key is otherwise
+        removed from its environment)."""
         self.url = f"http://127.0.0.1:{port}"
         self.log = log
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL")}
+        env = {**{k: v for k, v in os.environ.items()
+                  if k not in ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL")}, **(env or {})}
         with open(log, "wb") as out:
             self.proc = subprocess.Popen(
                 [str(Path(sys.executable).with_name("streamlit")), "run", "app.py",

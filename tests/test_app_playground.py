@@ -560,3 +560,134 @@ def test_a_scored_case_is_kept_as_a_run_of_one_case():
     with open_store() as store:
         (run,) = store.runs("playground")
         assert run.cases == run.done == 1 and run.judge == "local"
+
+
+# ---- the hosted judge, live (issue 18 item 6) ----
+
+def live_app(monkeypatch, url: str) -> AppTest:
+    """The Playground with the environment's key configured for the mock server."""
+    monkeypatch.setenv("TYPESAFE_API_KEY", KEY)
+    monkeypatch.setenv("TYPESAFE_BASE_URL", url)
+    return app()
+
+
+def live_toggle(at: AppTest):
+    return at.toggle(key="hosted_live")
+
+
+def settle(at: AppTest, timeout: float = 20) -> AppTest:
+    """Wait until the live request has ended, then draw the page again (as the page's own
+    watcher does in a browser)."""
+    import time
+
+    runner = at.session_state["live_runner"]
+    deadline = time.monotonic() + timeout
+    while runner.live.current is not None and runner.live.current.status.pending:
+        assert time.monotonic() < deadline, "the hosted answer never came"
+        time.sleep(0.05)
+    return at.run()
+
+
+def badges(at: AppTest) -> list[str]:
+    return [shown(m.value) for m in at.markdown if "-badge[p " in m.value]
+
+
+def test_the_live_toggle_is_offered_only_with_a_key_and_is_off_by_default(monkeypatch):
+    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    at = app()
+    assert not [t for t in at.toggle if t.key == "hosted_live"]  # no key: no toggle
+    config = MockConfig(key=KEY)
+    with Running(config) as server:
+        at = live_app(monkeypatch, server.url)
+        assert live_toggle(at).value is False
+        chunk_areas(at)[1].set_value("Jev costs $42 per billion input tokens.").run()
+        assert "judge: local" in captions(at) and labels(at) == ["75% yes"]
+        assert not any("pending" in b for b in badges(at))
+    assert config.requests == 0  # off: nothing is sent, as before
+
+
+def test_live_each_edit_sends_one_request_and_the_hosted_verdicts_replace_the_offline(
+        monkeypatch):
+    config = MockConfig(key=KEY)
+    with Running(config) as server:
+        at = live_app(monkeypatch, server.url)
+        live_toggle(at).set_value(True).run()
+        # the offline verdicts stay, marked as such, until the hosted answer arrives
+        assert "local judge — hosted answer pending" in captions(at)
+        assert badges(at) and all("local judge" in b for b in badges(at))
+        assert any("hosted answer pending" in shown(m.value) for m in at.markdown)
+        settle(at)
+        assert config.requests == 1
+        assert "judge: jev" in captions(at) and "request id req_mock" in captions(at)
+        assert "hosted answer pending" not in captions(at)
+        assert badges(at) and not any("local judge" in b for b in badges(at))
+        status = next(shown(m.value) for m in at.markdown if "hosted answer]" in m.value)
+        assert "input tokens · $0.0000" in status and "this session 1 of 100 requests" in status
+        at.text_area(key="input").set_value("Are output tokens billed?").run()
+        assert "hosted answer pending" in captions(at)
+        settle(at)
+        assert config.requests == 2  # exactly one more for the edit
+        at.run()  # a rerun of the same case asks nothing
+        assert config.requests == 2
+        at.text_area(key="input").set_value(load_case("jev_pricing").input).run()
+        assert "answered earlier: no new request" in "\n".join(shown(m.value)
+                                                               for m in at.markdown)
+        assert config.requests == 2  # back to a case already answered: free
+        live_toggle(at).set_value(False).run()
+        assert "judge: local" in captions(at)
+    assert config.requests == 2
+
+
+def test_the_live_cap_stops_requests_and_asks_before_going_on(monkeypatch):
+    config = MockConfig(key=KEY)
+    with Running(config) as server:
+        at = live_app(monkeypatch, server.url)
+        live_toggle(at).set_value(True).run()
+        at.number_input(key="live_cap_requests").set_value(1).run()
+        settle(at)
+        assert config.requests == 1
+        at.text_area(key="input").set_value("Are output tokens billed?").run()
+        settle(at)
+        assert config.requests == 1  # held: not sent
+        assert any("Spending cap reached" in shown(w.value) for w in at.warning)
+        assert "held at the spending cap" in captions(at)  # the offline verdicts stay
+        go_on = at.button(key="live_go_on")
+        assert go_on.label.startswith("Continue")
+        go_on.click().run()
+        settle(at)
+    assert config.requests == 2
+    assert "judge: jev" in captions(at)
+    assert not any("Spending cap reached" in shown(w.value) for w in at.warning)
+
+
+def test_a_live_hosted_error_is_one_line_beside_the_toggle_and_the_offline_verdicts_stay(
+        monkeypatch):
+    with Running(MockConfig(key="sk-the-right-one")) as mock, \
+            FaultyServer(mock.url, []) as server:
+        at = live_app(monkeypatch, server.url)
+        live_toggle(at).set_value(True).run()
+        settle(at)
+        at.run()
+        assert len(server.seen) == 1  # a failure is not retried on every rerun
+        at.button(key="live_try_again").click().run()
+        settle(at)
+        assert len(server.seen) == 2  # but once more when asked
+    assert len(at.error) == 1 and "(401)" in shown(at.error[0].value)
+    assert "the hosted judge did not answer" in captions(at)
+    assert labels(at) == ["50% yes"] and "judge: local" in captions(at)
+    drawn = order(at)
+    first_error = next(i for i, e in enumerate(drawn) if e.startswith("error:"))
+    first_area = next(i for i, e in enumerate(drawn) if e.startswith("text_area:"))
+    assert first_error < first_area  # on the first screen, under the toggle
+
+
+def test_the_key_is_nowhere_on_the_live_page(monkeypatch):
+    with Running(MockConfig(key=KEY)) as server:
+        at = live_app(monkeypatch, server.url)
+        live_toggle(at).set_value(True).run()
+        settle(at)
+    page = "\n".join(str(el.proto) for el in walk(at.main) if hasattr(el, "proto"))
+    page += "\n".join(str(el.proto) for el in walk(at.sidebar) if hasattr(el, "proto"))
+    assert "judge: jev" in captions(at) and page
+    assert all(KEY[i:i + 8] not in page for i in range(len(KEY) - 7))
+    assert all(KEY[i:i + 8] not in v for v in at.query_params.values() for i in range(10))

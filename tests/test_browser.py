@@ -488,3 +488,78 @@ def test_a_link_straight_to_a_page_opens_it_on_a_fresh_server(first_visit):
     expect(page.get_by_role("heading", name="Metrics", level=1)).to_be_visible()
     expect(page.get_by_text("Page not found")).to_have_count(0)
     assert page.evaluate("window.__dialogSeen") is False
+
+
+def test_the_hosted_judge_live_replaces_the_offline_verdicts_and_never_shows_the_key(tmp_path):
+    """Issue 18 item 6 in a real browser: the toggle is off by default; on, the offline
+    verdicts show marked as such while the hosted answer is pending, and the page's own
+    watcher draws the hosted verdicts when it arrives; one request per edit; the key (from
+    the server's environment) is in no page, URL or request the browser made."""
+    import time
+
+    from jevcompat.mock import MockConfig, Running
+
+    key = "sk-browser-live-7f3a9c21d4e8"
+    with Running(MockConfig(key=key)) as mock, FaultyServer(mock.url, []) as proxy:
+        def slow(handler) -> None:  # the hosted judge taking its time, then answering
+            time.sleep(1.5)
+            proxy.forward(handler, proxy.seen[-1]["body"])
+
+        app = AppServer(free_port(), tmp_path / "streamlit.log",
+                        env={"TYPESAFE_API_KEY": key, "TYPESAFE_BASE_URL": proxy.url})
+        try:
+            with sync_playwright() as p:
+                browser = launch(p)
+                page = browser.new_page(viewport={"width": 1280, "height": 800})
+                requests_seen: list[str] = []
+                page.on("request", lambda r: requests_seen.append(r.url + (r.post_data or "")))
+                count_runs(page)
+                page.goto(app.url)
+                page.get_by_text("50% yes").first.wait_for(timeout=60_000)
+                wait_for_runs(page, 1)
+                toggle = page.get_by_role("switch", name="Hosted judge live")
+                expect(toggle).not_to_be_checked()  # off by default
+                expect(page.get_by_text("judge: local ·")).to_be_visible()
+                screenshot(page, "live_off.png")
+                assert proxy.seen == []
+
+                proxy.faults.append(slow)
+                page.get_by_text("Hosted judge live").click()
+                pending = page.get_by_text("local judge — hosted answer pending").first
+                pending.wait_for(timeout=30_000)
+                expect(page.get_by_text("judge: local ·")).to_be_visible()  # still offline
+                screenshot(page, "live_pending.png")
+                expect(page.get_by_text(re.compile("^judge: jev ·"))).to_be_visible(
+                    timeout=30_000)
+                expect(page.get_by_text("hosted answer pending").locator("visible=true")
+                       ).to_have_count(0)
+                expect(page.get_by_text("judge: local ·").locator("visible=true")
+                       ).to_have_count(0)
+                expect(page.get_by_text(re.compile(r"input tokens · \$0\.0000"))).to_be_visible()
+                page.wait_for_timeout(500)
+                screenshot(page, "live_on.png")
+                posts = [r for r in proxy.seen if r["method"] == "POST"]
+                assert len(posts) == 1
+
+                commit(page, chunk(page, 2), "Jev was founded in 2024 in Paris.")
+                expect(page.get_by_text("hosted answer pending").locator("visible=true")
+                       ).to_have_count(0, timeout=30_000)
+                page.wait_for_function(
+                    "() => document.body.innerText.includes('this session 2 of 100')",
+                    timeout=30_000)
+                expect(page.get_by_text(re.compile("^judge: jev ·"))).to_be_visible()
+                page.wait_for_timeout(1_000)  # nothing more goes out after it
+                posts = [r for r in proxy.seen if r["method"] == "POST"]
+                assert len(posts) == 2
+                assert b"founded in 2024" in posts[1]["body"]
+
+                html = page.content()
+                pieces = [key[i:i + 8] for i in range(len(key) - 7)]
+                assert "judge: jev" in html
+                assert not [s for s in pieces if s in html or s in page.url]
+                assert not [u for u in requests_seen if any(s in u for s in pieces)]
+                browser.close()
+        finally:
+            app.stop()
+    assert all(r["headers"].get("Authorization") == f"Bearer {key}" for r in proxy.seen)
+    assert key not in app.log.read_text()

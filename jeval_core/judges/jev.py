@@ -142,6 +142,10 @@ class _TooLarge(Exception):
     """The reply grew past wire.MAX_REPLY_BYTES."""
 
 
+class Cancelled(JudgeError):
+    """`cancel()` was called while the request was in flight: its answer will not be read."""
+
+
 @dataclass(frozen=True)
 class _Reply:
     status: int
@@ -175,6 +179,7 @@ class JevJudge:
         self.retry = retry or RetryPolicy()
         self.limiter = limiter or RateLimiter()
         self._sleep = sleep
+        self._cancelled = threading.Event()
         headers = {"Content-Type": "application/json", "Accept": "application/json",
                    "Accept-Encoding": "gzip, deflate"}
         if self._key:
@@ -196,6 +201,16 @@ class JevJudge:
 
     def close(self) -> None:
         self._client.close()
+
+    def cancel(self) -> None:
+        """Stop a request in flight from another thread: the caller of `answer` gets
+        `Cancelled` at once (no retry follows), and the reply is not read any further. A
+        request already sent may still be billed by the server."""
+        self._cancelled.set()
+
+    def _check_cancelled(self) -> None:
+        if self._cancelled.is_set():
+            raise Cancelled("cancelled: a newer request superseded this one")
 
     def answer(self, packed: Packed) -> Answers:
         self._require_key()
@@ -232,6 +247,7 @@ class JevJudge:
         deadline = time.monotonic() + policy.total_seconds
         problem = "no attempt was made"
         for attempt in range(1, policy.attempts + 1):
+            self._check_cancelled()
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
@@ -275,6 +291,7 @@ class JevJudge:
                 raise JudgeError(f"{problem}; gave up after {attempt} tries within the "
                                  f"{policy.total_seconds:g} s budget, try again later")
             self._sleep(delay)
+            self._check_cancelled()
         raise JudgeError(f"{problem}; gave up at the {policy.total_seconds:g} s budget, "
                          "try again later")
 
@@ -293,9 +310,14 @@ class JevJudge:
 
         worker = threading.Thread(target=run, name="jeval-jev", daemon=True)
         worker.start()
-        worker.join(max(0.0, deadline - time.monotonic()))
+        while worker.is_alive():  # join returns the moment the exchange ends
+            left = deadline - time.monotonic()
+            if left <= 0 or self._cancelled.is_set():
+                break
+            worker.join(min(left, 0.05))
         if worker.is_alive():
             cancelled.set()
+            self._check_cancelled()
             raise _Late()
         result = outcome[0]
         if isinstance(result, BaseException):
