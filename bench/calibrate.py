@@ -83,6 +83,7 @@ class Labelled:
     held_out: bool
     questions: dict[str, Question]
     labels: dict[str, int]
+    output: str = ""  # the case's answer, which the local judge reads beside the chunks
 
 
 @dataclass
@@ -150,7 +151,7 @@ def adversarial() -> list[Labelled]:
 def _retrieval(source: str, topic: str, held: bool, case: Case, labels: list[int]) -> Labelled:
     qs = {q.id: q for q in chunk_relevance.questions(case)}
     return Labelled(source, topic, held, qs,
-                    {q.id: int(labels[int(q.id[2:])]) for q in qs.values()})
+                    {q.id: int(labels[int(q.id[2:])]) for q in qs.values()}, case.output)
 
 
 def ordinary() -> list[Labelled]:
@@ -242,7 +243,7 @@ def signals(judge: str, data: list[Labelled]) -> Table:
         if local is None:
             xs = {qid: (q, (lexical.signal(q)[1],)) for qid, q in item.questions.items()}
         else:
-            xs = local.features(item.questions)
+            xs = local.features(item.questions, item.output)
         for qid, (q, x) in xs.items():
             table.X[q.relation].append(x)
             table.y[q.relation].append(item.labels[qid])

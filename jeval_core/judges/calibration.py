@@ -76,21 +76,23 @@ class Linear:
 LOCAL_SIGNALS = {
     "helps_answer": ("cosine to the question", "below the case's best chunk",
                      "standing among the case's chunks", "question words covered",
-                     "coverage below the best chunk's", "no number where one is asked for"),
+                     "coverage below the best chunk's", "no number where one is asked for",
+                     "cosine to the best chunk", "the case has an answer",
+                     "share of an answer sentence's words it states"),
     "supported_by": ("best cosine to a chunk or sentence", "numbers the context lacks",
                      "words the best chunk covers"),
     "contradicts": ("topicality", "same quantity, other number", "agreement"),
     "toxic": ("profanity classifier", "a listed profane word"),
 }
-LOCAL_SIGNALS["relevant_to"] = LOCAL_SIGNALS["helps_answer"]
+LOCAL_SIGNALS["relevant_to"] = LOCAL_SIGNALS["helps_answer"][:6]
 LOCAL_SIGNALS["attributable_to"] = LOCAL_SIGNALS["supported_by"]
 LOCAL_SIGNS = {
-    "helps_answer": (1, 1, 1, 1, 1, -1), "relevant_to": (1, 1, 1, 1, 1, -1),
+    "helps_answer": (1, 1, 1, 1, 1, -1, 1, 0, 1), "relevant_to": (1, 1, 1, 1, 1, -1),
     "supported_by": (1, -1, 1), "attributable_to": (1, -1, 1),
     "contradicts": (1, 1, -1), "toxic": (1, 1),
 }
 LOCAL = {
-    "helps_answer": Linear(-1.02, (1.14, 4.32, 0.27, 1.67, 3.04, -1.28)),
+    "helps_answer": Linear(-2.48, (1.71, 1.77, 0.27, 0.68, 2.34, -1.17, 1.89, -3.14, 6.36)),
     "relevant_to": Linear(-1.60, (3.73, 0.00, 0.00, 0.34, 0.00, -0.02)),
     "supported_by": Linear(-0.32, (0.38, -2.13, 2.02)),
     "attributable_to": Linear(0.16, (0.00, -3.05, 2.17)),

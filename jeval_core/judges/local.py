@@ -118,7 +118,9 @@ class LocalJudge(OfflineJudge):
         return self._model
 
     def answer(self, packed: Packed) -> Answers:
-        found = self.features(packed.asked)
+        output = packed.state.get("output") or ""  # a list of sentences when asked by index
+        found = self.features(packed.asked,
+                              " ".join(output) if isinstance(output, list) else str(output))
         p = {wid: probability(q.relation, x) for wid, (q, x) in found.items()}
         return Answers(p, evidence=self.evidence(packed.asked),
                        unsure=calibration.unsure(calibration.LOCAL_UNSURE, packed.asked, p))
@@ -187,10 +189,11 @@ class LocalJudge(OfflineJudge):
         return out
 
     def features(
-        self, questions: Mapping[str, Question]
+        self, questions: Mapping[str, Question], output: str = ""
     ) -> dict[str, tuple[Question, tuple[float, ...]]]:
-        """Each question's calibration inputs, from its own operands; every distinct text is
-        embedded once."""
+        """Each question's calibration inputs, from its own operands, a chunk's also from the
+        chunks judged beside it and from the case's `output` (what the answer drew on); every
+        distinct text is embedded once."""
         operands = {qid: _operands(q) for qid, q in questions.items()}
         units: dict[str, list[str]] = {}  # a context's chunks and their sentences
         wanted: dict[str, None] = {}
@@ -229,11 +232,16 @@ class LocalJudge(OfflineJudge):
                 raise ValueError(f"the local judge has no rule for relation {q.relation!r}")
             out[qid] = (q, x)
         # A chunk (or statement) is read among the others judged against the same question.
-        for (_, against), ids in siblings.items():
+        said = sentences.split(output) if output.strip() else ()
+        for (relation, against), ids in siblings.items():
             subjects = [operands[qid][0] for qid in ids]
             cos = [_best(vectors, s, against) for s in subjects]
-            for qid, x in zip(ids, case_signals.chunk_signals(cos, against, subjects),
-                              strict=True):
+            top = subjects[int(np.argmax(cos))]
+            for qid, subject, x in zip(ids, subjects, case_signals.chunk_signals(
+                    cos, against, subjects), strict=True):
+                if relation == HELPS_ANSWER:
+                    x = (*x, float(vectors[subject] @ vectors[top]), float(bool(said)),
+                         max((case_signals.coverage(s, subject) for s in said), default=0.0))
                 out[qid] = (questions[qid], x)
         return {qid: out[qid] for qid in questions}
 
