@@ -173,12 +173,37 @@ def _version(url: str) -> int:
         engine.dispose()
 
 
+def _version_1_database(url: str) -> str:
+    """A database as a jeval that knew schema version 1 only left it: one run, one case."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.begin() as conn:
+            md = sa.MetaData()
+            runs, cases = store._schema_1(md)
+            md.create_all(conn)
+            store.schema_version.create(conn)
+            conn.execute(store.schema_version.insert().values(version=1))
+            conn.execute(runs.insert().values(
+                id="a" * 32, name="old", dataset="sample.jsonl", dataset_hash="ab" * 32,
+                judge="lexical", model=None, evaluators="[]", thresholds="{}",
+                started_at=datetime.now(UTC), finished_at=None, status="running", cases=3,
+                aggregates="{}", input_tokens=0, cost_usd=0.0, seeded=False))
+            conn.execute(cases.insert().values(
+                run_id="a" * 32, idx=0, case_id="c0", case_json="{}", report=None, error=None,
+                passed=True, scores="{}", input_tokens=0, cost_usd=0.0))
+    finally:
+        engine.dispose()
+    return "a" * 32
+
+
 def test_an_older_schema_is_migrated_and_opening_again_is_a_no_op(
         url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    with open_store(url) as s:  # a database made by a jeval that knew version 1 only
-        old = new_run(s)
-        add(s, old, 0)
-    assert _version(url) == 1
+    old = _version_1_database(url)
+    with open_store(url) as s:  # version 1 -> today's: the hosted judge's base URL is added
+        assert s.run(old).done == 1 and s.run(old).base_url is None
+        assert s.done_indices(old) == {0}
+    latest = len(store.MIGRATIONS)
+    assert _version(url) == latest
 
     calls = []
 
@@ -189,18 +214,18 @@ def test_an_older_schema_is_migrated_and_opening_again_is_a_no_op(
     monkeypatch.setattr(store, "MIGRATIONS", [*store.MIGRATIONS, add_note])
     with open_store(url) as s:
         assert s.run(old).done == 1 and s.done_indices(old) == {0}
-    assert calls == [1] and _version(url) == 2
+    assert calls == [1] and _version(url) == latest + 1
     engine = sa.create_engine(url)
     try:
         assert "note" in {c["name"] for c in sa.inspect(engine).get_columns("jeval_runs")}
     finally:
         engine.dispose()
     with open_store(url) as s, open_store(url) as again:
-        assert s.migrate() == 2 and again.migrate() == 2
-    assert calls == [1] and _version(url) == 2
+        assert s.migrate() == latest + 1 and again.migrate() == latest + 1
+    assert calls == [1] and _version(url) == latest + 1
 
-    monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:1])  # an older jeval
-    with pytest.raises(JevalError, match="schema version 2, newer than this jeval knows"):
+    monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:latest])  # an older jeval
+    with pytest.raises(JevalError, match=f"schema version {latest + 1}, newer than this jeval"):
         open_store(url)
 
 
