@@ -58,8 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         return _main(argv)
-    except KeyboardInterrupt:
-        print("jeval: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as err:
+        print(f"jeval: {getattr(err, 'message', None) or 'interrupted'}", file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:
         return SCORED
