@@ -16,6 +16,7 @@ from . import evaluators as registry
 from .case import Case
 from .errors import CaseError
 from .evaluators import Evaluator
+from .text import clean_json
 from .wire import parse_json
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # far beyond Jev's budgets; refused before parsing
@@ -27,7 +28,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "context": ("context", "retrieval_context", "contexts", "retrieved_contexts"),
 }
 SETTINGS = ("evaluators", "thresholds")
-METADATA = ("id", "name", "description", "truth", "metadata", "tags")
+LABELS, RERANKED = "context_labels", "reranked"  # a dataset row's truth about its chunks
+METADATA = ("id", "name", "description", "truth", "metadata", "tags", LABELS, RERANKED)
 _FIELD_OF = {alias: name for name, names in ALIASES.items() for alias in names}
 KNOWN = (*_FIELD_OF, *SETTINGS, *METADATA)
 
@@ -58,6 +60,7 @@ def parse(data: Any) -> CaseFile:
     if not isinstance(data, Mapping):
         raise CaseError(f'a case must be a JSON object with "input" and "context", '
                         f"not {kind(data)}")
+    data = clean_json(dict(data))  # metadata is text too: no lone surrogate gets further
     fields: dict[str, tuple[str, Any]] = {}
     for key, value in data.items():
         if not isinstance(key, str) or key not in KNOWN:

@@ -222,6 +222,9 @@ def _load(path: str, evaluators_arg: str | None) -> CaseFile:
     from . import casefile, evaluators
 
     loaded = casefile.decode(_read(path), "standard input" if path == "-" else path)
+    from .datasets import check_row_fields
+
+    check_row_fields(loaded)  # a dataset row is a case: its labels must fit its chunks
     if evaluators_arg is not None:
         loaded = replace(loaded, evaluators=evaluators.resolve(evaluators_arg))
     _require_fields(loaded)

@@ -263,7 +263,9 @@ class Bar:
 
 
 def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
+    from .text import percent
+
+    return percent(value)
 
 
 def _num(value: float | None) -> str:

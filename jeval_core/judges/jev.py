@@ -29,7 +29,7 @@ import httpx
 from .. import wire
 from ..errors import CaseError, JudgeError
 from ..limits import RateLimiter
-from ..text import one_line, remember_secret
+from ..text import one_line, own_secrets, remember_secret
 from .base import Answers, Usage
 
 if TYPE_CHECKING:
@@ -198,6 +198,10 @@ class JevJudge:
         self._client.close()
 
     def answer(self, packed: Packed) -> Answers:
+        with own_secrets(self._key.reveal() if self._key else ""):
+            return self._answer(packed)
+
+    def _answer(self, packed: Packed) -> Answers:
         self._require_key()
         reply = self._send("POST", "/v1/systemone", wire.encode(packed.body),
                            packed.tokens.total)
@@ -212,9 +216,10 @@ class JevJudge:
 
     def models(self) -> list[wire.Model]:
         """GET /v1/models: the models this server offers."""
-        self._require_key()
-        reply = self._send("GET", "/v1/models", None, 0)
-        return wire.models(wire.loads(reply.body, self.base_url), self.base_url)
+        with own_secrets(self._key.reveal() if self._key else ""):
+            self._require_key()
+            reply = self._send("GET", "/v1/models", None, 0)
+            return wire.models(wire.loads(reply.body, self.base_url), self.base_url)
 
     def _require_key(self) -> None:
         if self._key:
