@@ -20,6 +20,9 @@ from .text import clean_json
 from .wire import parse_json
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # far beyond Jev's budgets; refused before parsing
+# Chunks per case: more than Jev's budgets hold of ordinary chunks (~359 of 40 words with
+# every evaluator); 10,000 one-letter chunks would fit the bytes but no judge or page.
+MAX_CHUNKS = 400
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "input": ("input", "question", "user_input", "query"),
@@ -104,6 +107,9 @@ def _chunks(key: str, value: Any) -> list[str]:
         raise CaseError(f'"{key}" must be a list of chunks, not a string: wrap it as ["..."]')
     if not isinstance(value, list):
         raise CaseError(f'"{key}" must be a list of strings, not {kind(value)}')
+    if len(value) > MAX_CHUNKS:
+        raise CaseError(f'"{key}" has {len(value):,} chunks; jeval scores at most '
+                        f"{MAX_CHUNKS} chunks per case: keep the top-ranked ones")
     for i, chunk in enumerate(value):
         if not isinstance(chunk, str):
             raise CaseError(f'"{key}"[{i}] must be a string, not {kind(chunk)}: every chunk '

@@ -132,3 +132,12 @@ def test_jeval_score_still_checks_a_rows_labels(tmp_path):
     case.write_text(json.dumps({**FIRST_ROW, "context_labels": [1]}))
     done = jeval("score", str(case), "--judge", "lexical", db=tmp_path / "runs.db")
     assert done.returncode == 2 and "context_labels" in done.stderr
+
+
+def test_a_case_with_more_chunks_than_the_cap_is_refused_saying_the_cap():
+    from jeval_core import CaseError, casefile
+
+    with pytest.raises(CaseError, match=f"at most {casefile.MAX_CHUNKS}"):
+        casefile.parse({"input": "q?", "context": ["x"] * (casefile.MAX_CHUNKS + 1)})
+    assert len(casefile.parse({"input": "q?", "context": ["x"] * casefile.MAX_CHUNKS})
+               .case.context) == casefile.MAX_CHUNKS
