@@ -61,5 +61,7 @@ def score_many(
             on_done(outcome)
         return outcome
 
+    if cases:
+        judge.warm_up()  # models load once, here, not once per worker as the cases start
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         return list(pool.map(one, range(len(cases))))

@@ -16,9 +16,13 @@ from . import evaluators as registry
 from .case import Case
 from .errors import CaseError
 from .evaluators import Evaluator
+from .text import clean_json
 from .wire import parse_json
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # far beyond Jev's budgets; refused before parsing
+# Chunks per case: more than Jev's budgets hold of ordinary chunks (~359 of 40 words with
+# every evaluator); 10,000 one-letter chunks would fit the bytes but no judge or page.
+MAX_CHUNKS = 400
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "input": ("input", "question", "user_input", "query"),
@@ -27,7 +31,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "context": ("context", "retrieval_context", "contexts", "retrieved_contexts"),
 }
 SETTINGS = ("evaluators", "thresholds")
-METADATA = ("id", "name", "description", "truth", "metadata", "tags")
+LABELS, RERANKED = "context_labels", "reranked"  # a dataset row's truth about its chunks
+METADATA = ("id", "name", "description", "truth", "metadata", "tags", LABELS, RERANKED)
 _FIELD_OF = {alias: name for name, names in ALIASES.items() for alias in names}
 KNOWN = (*_FIELD_OF, *SETTINGS, *METADATA)
 
@@ -58,6 +63,7 @@ def parse(data: Any) -> CaseFile:
     if not isinstance(data, Mapping):
         raise CaseError(f'a case must be a JSON object with "input" and "context", '
                         f"not {kind(data)}")
+    data = clean_json(dict(data))  # metadata is text too: no lone surrogate gets further
     fields: dict[str, tuple[str, Any]] = {}
     for key, value in data.items():
         if not isinstance(key, str) or key not in KNOWN:
@@ -101,6 +107,9 @@ def _chunks(key: str, value: Any) -> list[str]:
         raise CaseError(f'"{key}" must be a list of chunks, not a string: wrap it as ["..."]')
     if not isinstance(value, list):
         raise CaseError(f'"{key}" must be a list of strings, not {kind(value)}')
+    if len(value) > MAX_CHUNKS:
+        raise CaseError(f'"{key}" has {len(value):,} chunks; jeval scores at most '
+                        f"{MAX_CHUNKS} chunks per case: keep the top-ranked ones")
     for i, chunk in enumerate(value):
         if not isinstance(chunk, str):
             raise CaseError(f'"{key}"[{i}] must be a string, not {kind(chunk)}: every chunk '

@@ -58,8 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         return _main(argv)
-    except KeyboardInterrupt:
-        print("jeval: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as err:
+        print(f"jeval: {getattr(err, 'message', None) or 'interrupted'}", file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:
         return SCORED
@@ -222,6 +222,9 @@ def _load(path: str, evaluators_arg: str | None) -> CaseFile:
     from . import casefile, evaluators
 
     loaded = casefile.decode(_read(path), "standard input" if path == "-" else path)
+    from .datasets import check_row_fields
+
+    check_row_fields(loaded)  # a dataset row is a case: its labels must fit its chunks
     if evaluators_arg is not None:
         loaded = replace(loaded, evaluators=evaluators.resolve(evaluators_arg))
     _require_fields(loaded)

@@ -8,12 +8,14 @@ judge could not answer some cases (resume the run), 130 interrupted (resume the 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .errors import FAILED, JUDGE_FAILED, SCORED
+from .text import one_line
 
 if TYPE_CHECKING:
     from .aggregate import Summary
@@ -30,16 +32,21 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str) -> None:
     run.add_argument("--evaluators", help=evaluators_help + " (default: each row's own)")
     run.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                      help=threshold_help)
-    run.add_argument("--judge", default=judges.DEFAULT, choices=judges.NAMES,
-                     help=f"who answers (default: {judges.DEFAULT}, offline)")
+    run.add_argument("--judge", choices=judges.NAMES,
+                     help=f"who answers (default: {judges.DEFAULT}, offline; a resumed run "
+                     "keeps its own)")
     run.add_argument("--base-url", help="Jev-compatible server for --judge jev")
     run.add_argument("--model", help="model for --judge jev (default: jev-latest)")
     run.add_argument("--name", help="a name for the run in the history (default: the file "
                      "and the judge)")
     run.add_argument("--out", metavar="RESULTS.jsonl",
                      help="also write one JSON line per case (id, passed, scores, error)")
+    run.add_argument("--reports", action="store_true",
+                     help="with --out: each line also carries the case's whole report (every "
+                     "question, p, verdict and evidence)")
     run.add_argument("--resume", metavar="RUN", help="continue a stopped run (its id, or the "
-                     "first 8 characters): finished cases are kept, not rescored")
+                     "first 8 characters) with its own judge, evaluators and thresholds: "
+                     "finished cases are kept, those the judge could not answer are retried")
     run.add_argument("--concurrency", type=int, default=8,
                      help="cases in flight at once (default 8; the hosted judge also keeps "
                      "its rate limits)")
@@ -49,13 +56,16 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from . import datasets, evaluators
-    from .cli import chosen_judge
-    from .errors import CaseError
-    from .runs import run_dataset
+    from .errors import CaseError, Interrupted, JevalError, StoreUnavailable
+    from .runs import check_resumable, open_run, run_dataset, stored_settings
     from .store import open_store
 
     if args.concurrency < 1 or args.concurrency > 64:
         raise CaseError("--concurrency must be between 1 and 64")
+    if args.reports and not args.out:
+        raise CaseError("--reports says what --out writes: add --out RESULTS.jsonl")
+    if args.out:
+        _check_writable(args.out)
     dataset = datasets.load(args.data)
     for problem in dataset.errors[:10]:
         print(f"jeval: skipped {problem}", file=sys.stderr)
@@ -63,33 +73,121 @@ def main(args: argparse.Namespace) -> int:
         print(f"jeval: skipped {len(dataset.errors) - 10} more rows", file=sys.stderr)
     chosen = None if args.evaluators is None else evaluators.resolve(args.evaluators)
     thresholds = evaluators.thresholds(args.threshold)
-    judge = chosen_judge(args)
     bar = Bar(sys.stderr)
     with open_store() as store:
-        resume = _run_id(store, args.resume) if args.resume else None
+        if args.resume is not None:
+            stored = store.run(_run_id(store, args.resume))
+            if args.name is not None and args.name != stored.name:
+                raise CaseError(f"run {stored.id[:8]} is called {one_line(stored.name, 80)!r}:"
+                                " a resumed run keeps its name (leave --name out)")
+            judge = _stored_judge(args, stored)
+            try:
+                check_resumable(stored, judge, chosen, thresholds)
+            except BaseException:
+                judge.close()
+                raise
+            chosen, thresholds = stored_settings(stored)
+            run_id = stored.id
+            retry = stored.done - _reported(store, run_id)
+            if retry:
+                print(f"jeval: resuming run {run_id[:8]}: {retry} case(s) without a report "
+                      "are scored again", file=sys.stderr)
+        else:
+            from .cli import chosen_judge
+
+            args.judge = args.judge or _default_judge()
+            judge = chosen_judge(args)
+            run_id = open_run(dataset, judge, store, chosen=chosen, thresholds=thresholds,
+                              name=args.name)
+        again = f"jeval run {_shell_word(args.data)} --resume {run_id[:8]}"
         try:
             outcome = run_dataset(dataset, judge, store, chosen=chosen, thresholds=thresholds,
-                                  name=args.name, resume=resume, concurrency=args.concurrency,
+                                  resume=run_id, concurrency=args.concurrency,
                                   on_progress=bar.update)
         except KeyboardInterrupt:
             bar.close()
-            runs = store.runs(dataset.name)
-            if runs and runs[0].status == "cancelled":
-                print(f"jeval: interrupted; {runs[0].done} of {runs[0].cases} cases kept. "
-                      f"Continue with: jeval run {args.data} --resume {runs[0].id[:8]}",
-                      file=sys.stderr)
-            raise
+            what = "every finished case is kept"
+            with contextlib.suppress(JevalError):
+                what = f"{len(store.cases(run_id))} of {len(dataset.rows)} cases kept"
+            raise Interrupted(f"interrupted; {what}. Continue with: {again}") from None
+        except StoreUnavailable as err:
+            bar.close()
+            raise StoreUnavailable(f"{err}. Every case stored before is kept: once it "
+                                   f"answers again, continue with: {again}") from None
         finally:
             judge.close()
         bar.close()
     if args.out:
-        _write_out(args.out, dataset, outcome)
+        _write_out(args.out, dataset, outcome, run_id if args.reports else None)
     print(render_summary(outcome))
     if outcome.judge_errors:
         print(f"jeval: the judge could not answer {outcome.judge_errors} case(s); continue "
-              f"with: jeval run {args.data} --resume {outcome.run.id[:8]}", file=sys.stderr)
+              f"with: {again}", file=sys.stderr)
         return JUDGE_FAILED
     return FAILED if args.check and outcome.summary.failed else SCORED
+
+
+def _default_judge() -> str:
+    from . import judges
+
+    return judges.DEFAULT
+
+
+def _shell_word(text: str) -> str:
+    """A path as the resume command can show it: one line, quoted when it must be."""
+    import shlex
+
+    return shlex.quote(one_line(text, 200))
+
+
+def _reported(store: Any, run_id: str) -> int:
+    return sum(1 for row in store.cases(run_id) if row.report is not None)
+
+
+def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
+    """The judge a stored run was scored by, with its model and server; a flag that says
+    otherwise is refused, naming the stored value."""
+    from .cli import chosen_judge
+    from .errors import CaseError
+
+    short = stored.id[:8]
+    if args.judge is not None and args.judge != stored.judge:
+        raise CaseError(f"run {short} is scored by the {stored.judge} judge, not {args.judge}: "
+                        f"resume it with --judge {stored.judge} (or leave --judge out)")
+    if stored.judge != "jev":
+        args.judge = stored.judge
+        return chosen_judge(args)
+    from .judges.jev import normalise_base_url
+
+    if args.model is not None and args.model.strip() != (stored.model or ""):
+        raise CaseError(f"run {short} is scored by the model {one_line(stored.model, 60)}, not "
+                        f"{one_line(args.model, 60)}: leave --model out to resume it")
+    if args.base_url is not None and stored.base_url and (
+            normalise_base_url(args.base_url) != stored.base_url):
+        raise CaseError(f"run {short} is scored by {one_line(stored.base_url, 100)}: leave "
+                        "--base-url out to resume it against that server")
+    args.judge, args.model = "jev", stored.model
+    args.base_url = stored.base_url or args.base_url
+    return chosen_judge(args)
+
+
+def _check_writable(path: str) -> None:
+    """An --out file that cannot be written is found before the run, not after it."""
+    from pathlib import Path
+
+    from .errors import CaseError
+
+    target = Path(path)
+    existed = target.exists()
+    try:
+        with target.open("a", encoding="utf-8"):
+            pass
+    except OSError as err:
+        raise CaseError(f"cannot write --out {one_line(path, 120)}: "
+                        f"{err.strerror or type(err).__name__}; choose a writable file"
+                        ) from None
+    if not existed:
+        target.unlink(missing_ok=True)
 
 
 def _run_id(store: Any, given: str) -> str:
@@ -104,22 +202,33 @@ def _run_id(store: Any, given: str) -> str:
     return found[0]
 
 
-def _write_out(path: str, dataset: Any, outcome: RunOutcome) -> None:
+def _write_out(path: str, dataset: Any, outcome: RunOutcome, reports_of: str | None) -> None:
+    """One JSON line per row; with `reports_of` (the run id) each line carries the case's
+    whole stored report too."""
     import json
     from pathlib import Path
 
     from .errors import CaseError
 
+    stored: dict[int, Any] = {}
+    if reports_of is not None:
+        from .store import open_store
+
+        with open_store() as store:
+            stored = {row.index: row.report for row in store.cases(reports_of)}
     lines = []
     for index, row in enumerate(dataset.rows):
         o = outcome.outcomes.get(index)
         report = None if o is None else o.report
-        lines.append(json.dumps({
+        line: dict[str, Any] = {
             "id": row.id, "line": row.line,
             "passed": None if report is None else report.passed,
             "scores": {} if report is None else {n: r.score for n, r in report.results.items()},
             "error": None if o is None else o.error,
-        }, ensure_ascii=False, allow_nan=False))
+        }
+        if reports_of is not None:
+            line["report"] = stored.get(index)
+        lines.append(json.dumps(line, ensure_ascii=False, allow_nan=False))
     try:
         Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
     except OSError as err:
@@ -154,7 +263,9 @@ class Bar:
 
 
 def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
+    from .text import percent
+
+    return percent(value)
 
 
 def _num(value: float | None) -> str:
@@ -209,7 +320,6 @@ def add_runs_parser(sub: Any) -> None:
 
 def list_runs(args: argparse.Namespace) -> int:
     from .store import open_store
-    from .text import one_line
 
     with open_store() as store:
         found = store.runs(args.dataset)

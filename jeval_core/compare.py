@@ -29,7 +29,7 @@ from .errors import JevalError
 from .evaluators import Evaluator
 from .judges.base import Judge
 from .results import Result, is_yes
-from .runs import Progress, StoredOutcome, StoredReport, run_dataset
+from .runs import Progress, StoredOutcome, StoredReport, open_run, run_dataset
 from .store import CaseRow, Store
 
 DISAGREEMENTS = 20  # questions kept per pair of judges, largest gap in p first
@@ -288,19 +288,6 @@ def compare(dataset: Dataset, outcomes: Mapping[str, Mapping[int, Scoring]],
     orders = orders_of_rows(dataset.rows)
     return Comparison(dataset.name, judged, pairs, summarise(dataset.rows, []).ranking,
                       precision_by_rank(orders), cancelled)
-
-
-def open_run(dataset: Dataset, judge: Judge, store: Store, *,
-             chosen: Sequence[Evaluator] | None = None,
-             thresholds: Mapping[str, float] | None = None, name: str | None = None) -> str:
-    """Record a run before its first case, the way `run_dataset` does, and return its id:
-    `run_dataset(..., resume=id)` then scores it, and the id is known even if that pass is
-    interrupted (a KeyboardInterrupt carries no return value)."""
-    return store.start_run(
-        name=name or f"{dataset.name} · {judge.name}", dataset=dataset.name,
-        dataset_hash=dataset.sha256, judge=judge.name, model=judge.model,
-        evaluators=[e.name for e in chosen] if chosen is not None else ["per case"],
-        thresholds=dict(thresholds or {}), cases=len(dataset.rows))
 
 
 def run_judges(

@@ -28,14 +28,14 @@ from . import casefile
 from .case import Case
 from .casefile import CaseFile, kind
 from .errors import CaseError
-from .text import clean, one_line
+from .text import clean, clean_json, one_line
 from .wire import STRICT_DECODER
 
 MAX_BYTES = 64 * 1024 * 1024
 MAX_ROWS = 100_000
 MAX_ROW_BYTES = casefile.MAX_FILE_BYTES  # one row is one case: the case file's own cap
 
-LABELS, RERANKED, ID = "context_labels", "reranked", "id"
+LABELS, RERANKED, ID = casefile.LABELS, casefile.RERANKED, "id"
 DATASET_FIELDS = (ID, LABELS, RERANKED)
 KNOWN = (*dict.fromkeys((*casefile.KNOWN, *DATASET_FIELDS)),)
 FORMATS = ("jsonl", "csv", "json")
@@ -146,13 +146,16 @@ class Dataset:
 
 
 def load(path: str | Path) -> Dataset:
-    """Read a dataset file; its size is checked before it is read into memory."""
+    """Read a dataset file, never more than the cap: the bytes read are counted, not the size
+    the file reports (/dev/zero, a FIFO or /proc say 0)."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
+        if path.stat().st_size > MAX_BYTES:
             raise CaseError(_too_big(path.name))
-        raw = path.read_bytes()
+        with path.open("rb") as f:
+            raw = f.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            raise CaseError(_too_big(path.name))
     except OSError as err:
         raise CaseError(f"cannot read {path.name}: {err.strerror or err}; check the path"
                         ) from None
@@ -433,12 +436,44 @@ def _cell(column: str, cell: str) -> Any:
             example = '["first chunk", "second chunk"]' if column not in (LABELS, RERANKED) \
                 else "[1, 0, 1]" if column == LABELS else "[2, 0, 1]"
             raise CaseError(f'the "{column}" cell must be a JSON array like {example}')
-        return _json_cell(column, cell)
+        try:
+            return _parse(cell)
+        except ValueError as err:
+            found = _list_literal(cell)
+            if found is None:
+                raise CaseError(f'the "{column}" cell is not valid JSON ({err}), nor a list '
+                                "of plain strings or numbers like ['a', 'b']") from None
+            return found
     if column in _JSON_CELLS and cell.lstrip()[:1] in ("[", "{"):
         return _json_cell(column, cell)
     if column == "thresholds":  # "toxicity=0.2; faithfulness=0.7"
         return [part.strip() for part in re.split(r"[;,]", cell) if part.strip()]
     return cell
+
+
+def _list_literal(cell: str) -> list[Any] | None:
+    """A Python list literal of strings and numbers, as pandas and RAGAS write list columns
+    (`['a', "it's"]`), read without evaluating anything; None when the cell is not one."""
+    import ast
+
+    try:
+        tree = ast.parse(cell.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    body = tree.body
+    if not isinstance(body, ast.List):
+        return None
+    out: list[Any] = []
+    for item in body.elts:
+        if isinstance(item, ast.Constant) and isinstance(item.value, (str, int, float)) \
+                and not isinstance(item.value, bool):
+            out.append(item.value)
+        elif isinstance(item, ast.UnaryOp) and isinstance(item.op, ast.USub) and isinstance(
+                item.operand, ast.Constant) and isinstance(item.operand.value, (int, float)):
+            out.append(-item.operand.value)
+        else:
+            return None
+    return out
 
 
 def _json_cell(column: str, cell: str) -> Any:
@@ -459,10 +494,19 @@ def _row(data: Any, line: int) -> DatasetRow:
     for key in data:
         if not isinstance(key, str) or key not in KNOWN:
             raise CaseError(_unknown(str(key), "key"))
+    data = clean_json(data)
     parsed = casefile.parse({k: v for k, v in data.items() if k not in DATASET_FIELDS})
     chunks = len(parsed.case.context)
     return DatasetRow(line, _id(data.get(ID), line), parsed,
                       _labels(data.get(LABELS), chunks), _reranked(data.get(RERANKED), chunks))
+
+
+def check_row_fields(loaded: CaseFile) -> None:
+    """A case file that carries a dataset row's fields (`context_labels`, `reranked`): they
+    must fit its chunks, as in a dataset (a CaseError says what to fix)."""
+    chunks = len(loaded.case.context)
+    _labels(loaded.extra.get(LABELS), chunks)
+    _reranked(loaded.extra.get(RERANKED), chunks)
 
 
 def _id(value: Any, line: int) -> str:

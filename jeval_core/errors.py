@@ -33,3 +33,19 @@ class JudgeError(JevalError):
     """A judge could not answer (no key, bad key, rate limit, server down, broken reply...)."""
 
     exit_code = JUDGE_FAILED
+
+
+class StoreUnavailable(JevalError):
+    """The run store's server could not be reached (down, unreachable, never answering): the
+    run is kept and can be resumed once it is back."""
+
+    exit_code = JUDGE_FAILED
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl+C, with the one line to print instead of "interrupted" (what was kept, how to
+    continue)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message, 600))
+        self.message = one_line(message, 600)

@@ -1,8 +1,9 @@
 """Exports people open in spreadsheets: CSV with every text cell made inert.
 
 A cell that starts with =, +, -, @, a tab or a carriage return is a formula to Excel, Calc
-and Sheets (`=cmd|'/c calc'!A0` in a chunk would run). Such cells get a leading apostrophe,
-OWASP's advice, so the text shows as written and never executes.
+and Sheets (`=cmd|'/c calc'!A0` in a chunk would run), and so is one where such a sign comes
+after spaces or line breaks, or is a full-width ＝ ＋ － ＠ (spreadsheets fold them). Such cells
+get a leading apostrophe, OWASP's advice, so the text shows as written and never executes.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ import io
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20",
+                  "\ufe62", "\ufe63", "\ufe66", "\u2212")
 
 
 def cell(value: Any) -> Any:
     """A value safe to put in a spreadsheet cell (numbers stay numbers)."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
+    if isinstance(value, str) and (value.startswith(_FORMULA_START)
+                                   or value.lstrip().startswith(_FORMULA_START)):
         return "'" + value
     return value
 

@@ -8,6 +8,7 @@ from the stored rows and the new ones alike.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,7 @@ from .aggregate import Summary, summarise
 from .batch import Outcome, score_many
 from .casefile import CaseFile
 from .datasets import Dataset
-from .errors import JevalError
+from .errors import JevalError, StoreUnavailable
 from .evaluators import Evaluator
 from .judges.base import Answers, Judge, Usage
 from .request import Packed
@@ -96,6 +97,94 @@ class RunOutcome:
     summary: Summary
     outcomes: dict[int, StoredOutcome] = field(default_factory=dict)
     judge_errors: int = 0  # cases the judge could not answer (worth a resume)
+    retried: int = 0  # cases a resume scored again because they had no report
+
+
+PER_CASE = "per case"  # the evaluators of a run where each row runs its own
+
+
+def judge_base_url(judge: Judge) -> str | None:
+    """The hosted judge's server (None for an offline judge), as a run records it."""
+    url = getattr(judge, "base_url", None)
+    return url if isinstance(url, str) else None
+
+
+def open_run(dataset: Dataset, judge: Judge, store: Store, *,
+             chosen: Sequence[Evaluator] | None = None,
+             thresholds: Mapping[str, float] | None = None, name: str | None = None,
+             seeded: bool = False) -> str:
+    """Record a run before its first case and return its id: `run_dataset(..., resume=id)`
+    then scores it, and the id is known even if that pass is interrupted."""
+    return store.start_run(
+        name=name or f"{dataset.name} · {judge.name}", dataset=dataset.name,
+        dataset_hash=dataset.sha256, judge=judge.name, model=judge.model,
+        evaluators=[e.name for e in chosen] if chosen is not None else [PER_CASE],
+        thresholds=dict(thresholds or {}), cases=len(dataset.rows), seeded=seeded,
+        base_url=judge_base_url(judge))
+
+
+def stored_settings(run: RunSummary) -> tuple[tuple[Evaluator, ...] | None, dict[str, float]]:
+    """The evaluators (None: each row's own) and thresholds a stored run was started with."""
+    if run.evaluators == [PER_CASE]:
+        return None, dict(run.thresholds)
+    return tuple(registry.resolve(list(run.evaluators))), dict(run.thresholds)
+
+
+def check_resumable(run: RunSummary, judge: Judge,
+                    chosen: Sequence[Evaluator] | None,
+                    thresholds: Mapping[str, float] | None) -> None:
+    """A resume asks what the run's first part asked: its judge, model, server, evaluators
+    and thresholds. Anything else is refused, naming the stored value."""
+    short = run.id[:8]
+    if judge.name != run.judge:
+        raise JevalError(f"run {short} is scored by the {run.judge} judge, not {judge.name}: "
+                         f"resume it with --judge {run.judge} (or leave --judge out)")
+    if run.judge == "jev" and (judge.model or None) != (run.model or None):
+        raise JevalError(f"run {short} is scored by the model {one_line(run.model, 60)}, not "
+                         f"{one_line(judge.model, 60)}: resume it with that model (or leave "
+                         "--model out)")
+    if run.base_url and judge_base_url(judge) != run.base_url:
+        raise JevalError(f"run {short} is scored by {one_line(run.base_url, 100)}, not "
+                         f"{one_line(judge_base_url(judge), 100)}: resume it against that "
+                         "server (or leave --base-url out)")
+    stored_chosen, stored_thresholds = stored_settings(run)
+    if chosen is not None and (stored_chosen is None or [e.name for e in chosen]
+                               != [e.name for e in stored_chosen]):
+        names = "each row's own" if stored_chosen is None else ",".join(
+            e.name for e in stored_chosen)
+        raise JevalError(f"run {short} runs the evaluators {names}: resume it with those "
+                         "(or leave --evaluators out)")
+    if thresholds and dict(thresholds) != stored_thresholds:
+        shown = ", ".join(f"{n}={v:g}" for n, v in stored_thresholds.items()) or "the defaults"
+        raise JevalError(f"run {short} uses the thresholds {shown}: resume it with those (or "
+                         "leave --threshold out)")
+
+
+class _StoreGone(BaseException):
+    """The store stopped answering mid-run: stop scoring (nothing more could be kept)."""
+
+
+class _Stopping:
+    """A judge that stops the run once the store has gone away (no case is scored that could
+    not be kept)."""
+
+    def __init__(self, inner: Judge, gone: threading.Event) -> None:
+        self.inner, self.gone = inner, gone
+        self.name, self.approximates, self.note = inner.name, inner.approximates, inner.note
+        self.model = inner.model
+        self.base_url = judge_base_url(inner)
+        self.price_per_billion_input_tokens = inner.price_per_billion_input_tokens
+
+    def answer(self, packed: Packed) -> Answers:
+        if self.gone.is_set():
+            raise _StoreGone
+        return self.inner.answer(packed)
+
+    def warm_up(self) -> None:
+        self.inner.warm_up()
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 def run_dataset(
@@ -115,42 +204,67 @@ def run_dataset(
     """Score `dataset` with `judge` into `store`; continue run `resume` if given.
 
     `chosen` None: each row's own evaluators (or the defaults for its case). Thresholds given
-    here win over a row's own. A KeyboardInterrupt or `cancel` ends the run as "cancelled"
-    with every finished case kept.
+    here win over a row's own. A resume takes the run's own evaluators and thresholds (any
+    given must match them, as must the judge), keeps every finished case and scores again
+    those that have no report. A KeyboardInterrupt or `cancel` ends the run as "cancelled"
+    with every finished case kept. A store that stops answering raises StoreUnavailable
+    (exit 3): what landed is kept, and a resume continues.
     """
     if not dataset.rows:
         raise JevalError(f"{dataset.name} has no case that could be read: nothing to run")
     chosen = None if chosen is None else registry.resolve(list(chosen))
     thresholds = dict(thresholds or {})
     outcomes: dict[int, StoredOutcome] = {}
+    retried = 0
     if resume:
-        run_id = _reopen(store, resume, dataset)
+        previous = store.run(resume)
+        if previous.dataset_hash != dataset.sha256:
+            raise JevalError(f"run {resume[:8]} scored another version of {previous.dataset}: "
+                             "resume it with the same file, or start a new run")
+        check_resumable(previous, judge, chosen, thresholds)
+        chosen, thresholds = stored_settings(previous)
+        run_id = resume
         for row in store.cases(run_id):
-            if row.index < len(dataset.rows):
+            if row.index >= len(dataset.rows):
+                continue
+            if row.report is None:  # the judge could not answer it: ask again
+                retried += 1
+            else:
                 outcomes[row.index] = StoredOutcome(row.index, StoredReport.of(row), row.error)
+        if previous.status == "finished" and len(outcomes) == len(dataset.rows):
+            # Nothing to do: the run stays as it ended (its end time included).
+            return RunOutcome(previous, summarise(dataset.rows, outcomes.values()), outcomes)
+        store.reopen(run_id)
     else:
-        names = [e.name for e in chosen] if chosen is not None else ["per case"]
-        run_id = store.start_run(
-            name=name or f"{dataset.name} · {judge.name}", dataset=dataset.name,
-            dataset_hash=dataset.sha256, judge=judge.name, model=judge.model,
-            evaluators=names, thresholds=thresholds, cases=len(dataset.rows), seeded=seeded)
+        run_id = open_run(dataset, judge, store, chosen=chosen, thresholds=thresholds,
+                          name=name, seeded=seeded)
     todo = [i for i in range(len(dataset.rows)) if i not in outcomes]
     counts = {"failed": sum(1 for o in outcomes.values() if o.report and not o.report.passed),
               "errored": sum(1 for o in outcomes.values() if o.report is None)}
     judge_errors = 0
     lock = threading.Lock()
+    gone = threading.Event()
+    lost: list[StoreUnavailable] = []
+    asking = _Stopping(judge, gone)
 
     def landed(outcome: Outcome) -> None:
         nonlocal judge_errors
         row = dataset.rows[outcome.index]
         report = outcome.report
-        store.add_case(
-            run_id, outcome.index, case_id=row.id, case=row.to_dict(),
-            report=report.to_dict() if isinstance(report, Report) else None,
-            error=outcome.error, passed=None if report is None else report.passed,
-            scores={} if report is None else {n: r.score for n, r in report.results.items()},
-            input_tokens=0 if report is None else report.usage.input_tokens,
-            cost_usd=0.0 if report is None else report.cost_usd)
+        if gone.is_set():
+            raise _StoreGone
+        try:
+            store.add_case(
+                run_id, outcome.index, case_id=row.id, case=row.to_dict(),
+                report=report.to_dict() if isinstance(report, Report) else None,
+                error=outcome.error, passed=None if report is None else report.passed,
+                scores={} if report is None else {n: r.score for n, r in report.results.items()},
+                input_tokens=0 if report is None else report.usage.input_tokens,
+                cost_usd=0.0 if report is None else report.cost_usd)
+        except StoreUnavailable as err:
+            lost.append(err)
+            gone.set()
+            raise _StoreGone from None
         with lock:
             # Only what the summary reads stays in memory (not the request, not the case):
             # a long run's memory stays flat.
@@ -182,21 +296,23 @@ def run_dataset(
             def done(o: Outcome, part: list[int] = part) -> None:
                 landed(_at(o, part[o.index]))
 
-            score_many(cases, chosen, judge, thresholds=thresholds, concurrency=concurrency,
+            score_many(cases, chosen, asking, thresholds=thresholds, concurrency=concurrency,
                        on_done=done,
                        each=None if chosen is not None
                        else [dataset.rows[i].casefile.chosen() for i in part],
                        each_thresholds=[{**dataset.rows[i].casefile.thresholds, **thresholds}
                                         for i in part])
+    except _StoreGone:
+        _finish_quietly(store, run_id, dataset, outcomes, "failed")
+        raise lost[0] if lost else StoreUnavailable("the run store stopped answering") from None
     except KeyboardInterrupt:
-        status = "cancelled"
-        _finish(store, run_id, dataset, outcomes, status)
+        _finish_quietly(store, run_id, dataset, outcomes, "cancelled")
         raise
     except BaseException:
-        _finish(store, run_id, dataset, outcomes, "failed")
+        _finish_quietly(store, run_id, dataset, outcomes, "failed")
         raise
     summary = _finish(store, run_id, dataset, outcomes, status)
-    return RunOutcome(store.run(run_id), summary, outcomes, judge_errors)
+    return RunOutcome(store.run(run_id), summary, outcomes, judge_errors, retried)
 
 
 def _slim(result: Result) -> Result:
@@ -211,13 +327,12 @@ def _at(outcome: Outcome, index: int) -> Outcome:
     return Outcome(index, outcome.report, outcome.error, outcome.internal, outcome.judge_error)
 
 
-def _reopen(store: Store, run_id: str, dataset: Dataset) -> str:
-    previous = store.run(run_id)
-    if previous.dataset_hash != dataset.sha256:
-        raise JevalError(f"run {run_id[:8]} scored another version of {previous.dataset}: "
-                         "resume it with the same file, or start a new run")
-    store.reopen(run_id)
-    return run_id
+def _finish_quietly(store: Store, run_id: str, dataset: Dataset,
+                    outcomes: Mapping[int, StoredOutcome], status: str) -> None:
+    """Record how a stopped run ended, if the store still answers: the reason it stopped
+    is what the caller must hear, not a second error (the run stays resumable either way)."""
+    with contextlib.suppress(JevalError):
+        _finish(store, run_id, dataset, outcomes, status)
 
 
 def _finish(store: Store, run_id: str, dataset: Dataset,
@@ -248,6 +363,7 @@ class _Remembering:
         self.inner = inner
         self.name, self.approximates, self.note = inner.name, inner.approximates, inner.note
         self.model = inner.model
+        self.base_url = judge_base_url(inner)
         self.price_per_billion_input_tokens = inner.price_per_billion_input_tokens
         self._seen: dict[bytes, Answers] = {}
 

@@ -25,6 +25,9 @@ from .wire import parse_json
 VERSION = "v1."
 MAX_TOKEN_CHARS = 200_000  # a link longer than this is not a link anyone can share
 MAX_BYTES = 1024 * 1024  # inflated JSON larger than this is refused
+# Chunks in a link (and in the Playground, which links share): an edit redraws every chunk
+# (~13 ms each here), so 100 keeps an edit near 1.5 s; bigger cases are for `jeval score`.
+MAX_CHUNKS = 100
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,18 @@ def decode(token: object) -> Shared:
     if judge is not None and judge not in judges.NAMES:
         raise CaseError(damaged)
     try:
-        return Shared(casefile.parse(data), judge)
+        for alias in casefile.ALIASES["context"]:  # counted before the chunks are read
+            if isinstance(data.get(alias), list):
+                check_chunks(len(data[alias]), "this share link's case")
+        parsed = casefile.parse(data)
     except CaseError as err:
         raise CaseError(f"this share link's case cannot be used: {err}") from None
+    return Shared(parsed, judge)
+
+
+def check_chunks(count: int, what: str = "the case") -> None:
+    """A CaseError when a case has more chunks than a link and the Playground hold."""
+    if count > MAX_CHUNKS:
+        raise CaseError(f"{what} has {count:,} chunks; the Playground and its links hold at "
+                        f"most {MAX_CHUNKS} chunks (a page stays responsive): score it with "
+                        "`jeval score` or as a dataset instead")

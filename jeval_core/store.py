@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,14 +24,27 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, Engine, make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DBAPIError,
+    InterfaceError,
+    NoSuchModuleError,
+    OperationalError,
+    SQLAlchemyError,
+)
 
-from .errors import JevalError
-from .text import one_line
+from .errors import JevalError, StoreUnavailable
+from .text import REDACTED, one_line, redact
 
 ENV = "JEVAL_DB"
+TIMEOUT_ENV = "JEVAL_DB_TIMEOUT"
 STATUSES = ("running", "finished", "cancelled", "failed")
 BUSY_TIMEOUT_S = 30  # how long a SQLite writer waits for another one before giving up
+TIMEOUT_S = 10.0  # a database server's connect timeout, and how long an outage is waited out
+STATEMENT_TIMEOUT_S = 60  # PostgreSQL ends a statement that runs longer
+# Query parameters of a database URL that carry a credential: never shown.
+_CREDENTIAL = ("password", "passwd", "pwd", "sslpassword", "passfile", "token", "secret",
+               "key", "auth", "credential", "sslkey")
 
 schema_version = sa.Table("jeval_schema", sa.MetaData(),
                           sa.Column("version", sa.Integer, nullable=False))
@@ -78,6 +91,7 @@ def _schema_1(md: sa.MetaData) -> tuple[sa.Table, sa.Table]:
 
 
 runs_t, cases_t = _schema_1(sa.MetaData())  # the current schema
+runs_t.append_column(sa.Column("base_url", sa.Text))  # migration 2: the hosted judge's server
 
 
 def _migration_1(conn: Connection) -> None:
@@ -87,8 +101,13 @@ def _migration_1(conn: Connection) -> None:
     md.create_all(conn)
 
 
+def _migration_2(conn: Connection) -> None:
+    """The hosted judge's base URL, so a resumed run asks the server its first part asked."""
+    conn.execute(sa.text("ALTER TABLE jeval_runs ADD COLUMN base_url TEXT"))
+
+
 # Append only: entry i brings a database from version i to version i + 1.
-MIGRATIONS: list[Callable[[Connection], None]] = [_migration_1]
+MIGRATIONS: list[Callable[[Connection], None]] = [_migration_1, _migration_2]
 
 
 @dataclass(frozen=True)
@@ -114,6 +133,7 @@ class RunSummary:
     input_tokens: int
     cost_usd: float
     seeded: bool
+    base_url: str | None = None  # the hosted judge's server (None for offline judges)
 
 
 @dataclass(frozen=True)
@@ -152,24 +172,89 @@ def default_url() -> str:
     import platformdirs
 
     folder = Path(platformdirs.user_data_dir("jeval", appauthor=False))
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise JevalError(
+            f"cannot create the run store's folder {one_line(folder, 200)} "
+            f"({err.strerror or type(err).__name__}): point XDG_DATA_HOME at a writable "
+            f"folder, or set {ENV} to a database file or URL") from None
     return URL.create("sqlite", database=str(folder / "jeval.db")).render_as_string()
 
 
+def _looks_like_a_path(raw: str) -> bool:
+    """`JEVAL_DB=~/runs.db`, `./jeval.db`, `/data/jeval.sqlite`: a SQLite file, as typed."""
+    return "://" not in raw and (
+        "/" in raw or os.sep in raw or raw.startswith("~")
+        or Path(raw).suffix.lower() in (".db", ".sqlite", ".sqlite3"))
+
+
 def _parse(raw: str) -> URL:
+    if _looks_like_a_path(raw):
+        path = Path(raw).expanduser()
+        return URL.create("sqlite", database=str(path if path.is_absolute()
+                                                 else Path.cwd() / path))
     try:
         url = make_url(raw)
     except (ArgumentError, ValueError):
         # Not echoed: an unparsable URL may hold a password we cannot find to redact.
         raise JevalError(
-            f"{ENV} is not a database URL: use e.g. sqlite:////path/jeval.db or "
-            "postgresql+psycopg://user:password@host/dbname") from None
+            f"{ENV} is not a database URL or a file path: use e.g. ~/jeval.db, "
+            "sqlite:////path/jeval.db or postgresql+psycopg://user:password@host/dbname"
+            ) from None
     if url.drivername == "postgresql":  # SQLAlchemy's default driver is psycopg2; we ship psycopg 3
         from importlib.util import find_spec
 
         if find_spec("psycopg2") is None and find_spec("psycopg") is not None:
             url = url.set(drivername="postgresql+psycopg")
     return url
+
+
+def secrets_of(url: URL) -> list[str]:
+    """Every credential the URL carries: the password, and query parameters such as
+    `password=`, `sslpassword=` or a token."""
+    found = [str(url.password)] if url.password else []
+    for name, value in url.query.items():
+        if any(word in name.lower() for word in _CREDENTIAL):
+            values = value if isinstance(value, tuple) else (value,)
+            found += [str(v) for v in values if str(v)]
+    return found
+
+
+def shown_url(url: URL) -> str:
+    """The URL as it may be shown to anyone: every credential replaced."""
+    hidden = {name: REDACTED for name in url.query
+              if any(word in name.lower() for word in _CREDENTIAL)}
+    safe = url.update_query_dict(hidden) if hidden else url
+    text = safe.render_as_string(hide_password=True)
+    return redact(text, secrets_of(url))
+
+
+def timeout_s() -> float:
+    """`JEVAL_DB_TIMEOUT` seconds (default 10): a server's connect timeout, and how long a
+    store outage is waited out before the run stops (resumable)."""
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    try:
+        value = float(raw) if raw else TIMEOUT_S
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise JevalError(f"{TIMEOUT_ENV} must be a number of seconds between 0 and 3600, not "
+                         f"{one_line(raw, 20)!r}")
+    return value
+
+
+def _server_connect_args(url: URL, timeout: float) -> dict[str, Any]:
+    """Connect and statement timeouts for a database server, so one that accepts and never
+    answers cannot hang jeval."""
+    if url.get_backend_name() != "postgresql":
+        return {}
+    wait = max(1, round(timeout))
+    if url.get_driver_name() in ("psycopg", "psycopg2", "psycopg2cffi", ""):
+        return {"connect_timeout": wait, "options": f"-c statement_timeout="
+                f"{STATEMENT_TIMEOUT_S * 1000}", "keepalives": 1, "keepalives_idle": 10,
+                "keepalives_interval": 5, "keepalives_count": 3}
+    return {"timeout": wait} if url.get_driver_name() == "pg8000" else {}
 
 
 def _sqlite_engine(url: URL) -> Engine:
@@ -195,62 +280,80 @@ def _sqlite_engine(url: URL) -> Engine:
     return engine
 
 
+def _gone(exc: SQLAlchemyError) -> bool:
+    """The database could not be reached (an outage worth waiting out), rather than refusing
+    what was asked."""
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    return isinstance(exc, (OperationalError, InterfaceError))
+
+
 class Store:
     """The run history behind one database URL. Use `open_store`; close it (or use `with`)."""
 
-    def __init__(self, engine: Engine, shown: str) -> None:
+    def __init__(self, engine: Engine, shown: str, secrets: list[str] | None = None,
+                 outage_s: float = TIMEOUT_S) -> None:
         self._engine = engine
-        self.url = shown  # password hidden: safe to show
+        self.url = shown  # credentials hidden: safe to show
+        self._secrets = list(secrets or [])
+        self.outage_s = outage_s  # how long an unreachable server is waited out
 
     # -- plumbing -------------------------------------------------------------------------
 
     def _fail(self, exc: BaseException, doing: str) -> JevalError:
-        secret = self._engine.url.password
-        reason = one_line(getattr(exc, "orig", None) or exc, 300)
-        if secret:
-            reason = reason.replace(str(secret), "***")
-        fix = ("its folder exists and is writable" if self._engine.dialect.name == "sqlite"
+        reason = redact(one_line(getattr(exc, "orig", None) or exc, 300), self._secrets)
+        sqlite = self._engine.dialect.name == "sqlite"
+        fix = ("its folder exists and is writable" if sqlite
                else "the server is up, the database exists, the user may write")
-        return JevalError(f"the run store at {self.url} could not {doing}: {reason}; "
-                          f"check {ENV} ({fix})")
+        message = (f"the run store at {self.url} could not {doing}: {reason}; "
+                   f"check {ENV} ({fix})")
+        if isinstance(exc, SQLAlchemyError) and _gone(exc) and not sqlite:
+            return StoreUnavailable(message)
+        return JevalError(message)
 
-    @contextmanager
-    def _write(self, doing: str = "save") -> Iterator[Connection]:
-        try:
-            with self._engine.connect() as conn:
-                conn.execution_options(jeval_write=True)
-                with conn.begin():
-                    yield conn
-        except SQLAlchemyError as exc:
-            raise self._fail(exc, doing) from exc
-
-    @contextmanager
-    def _read(self) -> Iterator[Connection]:
-        try:
-            with self._engine.connect() as conn, conn.begin():
-                yield conn
-        except SQLAlchemyError as exc:
-            raise self._fail(exc, "be read") from exc
+    def _transact(self, work: Callable[[Connection], Any], doing: str,
+                  write: bool = True) -> Any:
+        """`work(conn)` in one transaction; a server that went away is waited for (bounded
+        retries within `outage_s`) before the store says it could not answer."""
+        deadline = time.monotonic() + self.outage_s
+        delay = 0.2
+        while True:
+            try:
+                with self._engine.connect() as conn:
+                    if write:
+                        conn.execution_options(jeval_write=True)
+                    with conn.begin():
+                        return work(conn)
+            except SQLAlchemyError as exc:
+                retry = (_gone(exc) and self._engine.dialect.name != "sqlite"
+                         and time.monotonic() + delay < deadline)
+                if not retry:
+                    raise self._fail(exc, doing) from exc
+                self._engine.dispose()  # every pooled connection went with the server
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
 
     def migrate(self) -> int:
         """Bring the schema up to the newest version; a no-op when it is there. Returns it."""
-        with self._write("be opened") as conn:
-            if self._engine.dialect.name == "postgresql":  # two first opens at once: one waits
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock(74201)"))
-            schema_version.create(conn, checkfirst=True)
-            found = conn.execute(sa.select(schema_version.c.version)).scalar()
-            version = found or 0
-            if version > len(MIGRATIONS):
-                raise JevalError(
-                    f"the run store at {self.url} has schema version {version}, newer than this "
-                    f"jeval knows ({len(MIGRATIONS)}): upgrade jeval or point {ENV} elsewhere")
-            for step in MIGRATIONS[version:]:
-                step(conn)
-            if found is None:
-                conn.execute(schema_version.insert().values(version=len(MIGRATIONS)))
-            elif version < len(MIGRATIONS):
-                conn.execute(schema_version.update().values(version=len(MIGRATIONS)))
-            return len(MIGRATIONS)
+        return int(self._transact(self._migrate, "be opened"))
+
+    def _migrate(self, conn: Connection) -> int:
+        if self._engine.dialect.name == "postgresql":  # two first opens at once: one waits
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(74201)"))
+        schema_version.create(conn, checkfirst=True)
+        found = conn.execute(sa.select(schema_version.c.version)).scalar()
+        version = found or 0
+        if version > len(MIGRATIONS):
+            raise JevalError(
+                f"the run store at {self.url} has schema version {version}, newer than this "
+                f"jeval knows ({len(MIGRATIONS)}): upgrade jeval or point {ENV} elsewhere")
+        for step in MIGRATIONS[version:]:
+            step(conn)
+        if found is None:
+            conn.execute(schema_version.insert().values(version=len(MIGRATIONS)))
+        elif version < len(MIGRATIONS):
+            conn.execute(schema_version.update().values(version=len(MIGRATIONS)))
+        return len(MIGRATIONS)
 
     def close(self) -> None:
         self._engine.dispose()
@@ -270,16 +373,23 @@ class Store:
 
     def start_run(self, *, name: str, dataset: str, dataset_hash: str, judge: str,
                   model: str | None, evaluators: list[str], thresholds: dict[str, float],
-                  cases: int, seeded: bool = False) -> str:
+                  cases: int, seeded: bool = False, base_url: str | None = None) -> str:
         """Record a run before its first case, so an interrupted one can be resumed."""
         run_id = uuid.uuid4().hex
-        with self._write() as conn:
-            conn.execute(runs_t.insert().values(
-                id=run_id, name=name, dataset=dataset, dataset_hash=dataset_hash, judge=judge,
-                model=model, evaluators=_dumps(list(evaluators)),
-                thresholds=_dumps(dict(thresholds)), started_at=_now(), finished_at=None,
-                status="running", cases=cases, aggregates="{}", input_tokens=0, cost_usd=0.0,
-                seeded=seeded))
+        values = dict(
+            id=run_id, name=name, dataset=dataset, dataset_hash=dataset_hash, judge=judge,
+            model=model, evaluators=_dumps(list(evaluators)),
+            thresholds=_dumps(dict(thresholds)), started_at=_now(), finished_at=None,
+            status="running", cases=cases, aggregates="{}", input_tokens=0, cost_usd=0.0,
+            seeded=seeded, base_url=base_url)
+
+        def insert(conn: Connection) -> None:
+            # A retry after an outage may find the row already committed.
+            if conn.execute(sa.select(runs_t.c.id).where(runs_t.c.id == run_id)).first():
+                return
+            conn.execute(runs_t.insert().values(**values))
+
+        self._transact(insert, "save")
         return run_id
 
     def add_case(self, run_id: str, index: int, *, case_id: str, case: dict[str, Any],
@@ -292,12 +402,15 @@ class Store:
                "passed": passed, "scores": _dumps(dict(scores)),
                "input_tokens": input_tokens, "cost_usd": cost_usd}
         key = (cases_t.c.run_id == run_id) & (cases_t.c.idx == index)
-        with self._write() as conn:
+
+        def upsert(conn: Connection) -> None:
             self._require(conn, run_id, lock=True)
             # Update-then-insert works on every database; the run's row lock (PostgreSQL) or
             # the write lock (SQLite) keeps two writers of the same index from racing.
             if not conn.execute(cases_t.update().where(key).values(**row)).rowcount:
                 conn.execute(cases_t.insert().values(run_id=run_id, idx=index, **row))
+
+        self._transact(upsert, "save")
 
     def _require(self, conn: Connection, run_id: str, lock: bool = False) -> None:
         query = sa.select(runs_t.c.id).where(runs_t.c.id == run_id)
@@ -306,34 +419,40 @@ class Store:
         if conn.execute(query).first() is None:
             raise self._unknown(run_id)
 
+    def _update_run(self, run_id: str, **values: Any) -> None:
+        def update(conn: Connection) -> None:
+            if not conn.execute(runs_t.update().where(runs_t.c.id == run_id)
+                                .values(**values)).rowcount:
+                raise self._unknown(run_id)
+
+        self._transact(update, "save")
+
     def reopen(self, run_id: str) -> None:
         """Mark a stopped run as running again (resume), clearing its end time."""
-        with self._write() as conn:
-            done = conn.execute(runs_t.update().where(runs_t.c.id == run_id)
-                                .values(status="running", finished_at=None))
-            if not done.rowcount:
-                raise self._unknown(run_id)
+        self._update_run(run_id, status="running", finished_at=None)
 
     def finish_run(self, run_id: str, *, status: str, aggregates: dict[str, Any],
                    input_tokens: int, cost_usd: float) -> None:
         """Record how a run ended, its dataset metrics, usage and cost."""
         if status not in STATUSES[1:]:
             raise ValueError(f"status must be one of {STATUSES[1:]}, not {status!r}")
-        with self._write() as conn:
-            done = conn.execute(runs_t.update().where(runs_t.c.id == run_id).values(
-                status=status, finished_at=_now(), aggregates=_dumps(aggregates),
-                input_tokens=input_tokens, cost_usd=cost_usd))
-            if not done.rowcount:
-                raise self._unknown(run_id)
+        self._update_run(run_id, status=status, finished_at=_now(),
+                         aggregates=_dumps(aggregates), input_tokens=input_tokens,
+                         cost_usd=cost_usd)
 
     def delete_run(self, run_id: str) -> None:
         """Remove a run and its cases."""
-        with self._write() as conn:
+        def delete(conn: Connection) -> None:
             conn.execute(cases_t.delete().where(cases_t.c.run_id == run_id))
             if not conn.execute(runs_t.delete().where(runs_t.c.id == run_id)).rowcount:
                 raise self._unknown(run_id)
 
+        self._transact(delete, "save")
+
     # -- reading --------------------------------------------------------------------------
+
+    def _read(self, work: Callable[[Connection], Any]) -> Any:
+        return self._transact(work, "be read", write=False)
 
     def _summaries(self, where: Any | None) -> list[RunSummary]:
         c = cases_t.c
@@ -346,8 +465,7 @@ class Store:
                  .order_by(runs_t.c.started_at.desc(), runs_t.c.id.desc()))
         if where is not None:
             query = query.where(where)
-        with self._read() as conn:
-            rows = conn.execute(query).mappings().all()
+        rows = self._read(lambda conn: conn.execute(query).mappings().all())
         out = []
         for r in rows:
             passed, verdicts = int(r["passed"] or 0), int(r["verdicts"] or 0)
@@ -356,10 +474,11 @@ class Store:
                 judge=r["judge"], model=r["model"], evaluators=json.loads(r["evaluators"]),
                 thresholds=json.loads(r["thresholds"]), started_at=_utc(r["started_at"]),
                 finished_at=r["finished_at"] and _utc(r["finished_at"]), status=r["status"],
-                cases=r["cases"],                done=int(r["done"] or 0), passed=passed,
+                cases=r["cases"], done=int(r["done"] or 0), passed=passed,
                 pass_rate=passed / verdicts if verdicts else None,
                 aggregates=json.loads(r["aggregates"]), input_tokens=int(r["input_tokens"]),
-                cost_usd=float(r["cost_usd"]), seeded=bool(r["seeded"])))
+                cost_usd=float(r["cost_usd"]), seeded=bool(r["seeded"]),
+                base_url=r["base_url"]))
         return out
 
     def runs(self, dataset: str | None = None) -> list[RunSummary]:
@@ -374,27 +493,30 @@ class Store:
 
     def cases(self, run_id: str) -> list[CaseRow]:
         """A run's stored cases in dataset order."""
-        with self._read() as conn:
+        def read(conn: Connection) -> Any:
             self._require(conn, run_id)
-            rows = conn.execute(sa.select(cases_t).where(cases_t.c.run_id == run_id)
+            return conn.execute(sa.select(cases_t).where(cases_t.c.run_id == run_id)
                                 .order_by(cases_t.c.idx)).mappings().all()
+
         return [CaseRow(index=r["idx"], case_id=r["case_id"], case=json.loads(r["case_json"]),
                         report=None if r["report"] is None else json.loads(r["report"]),
                         error=r["error"], passed=r["passed"], scores=json.loads(r["scores"]),
                         input_tokens=int(r["input_tokens"]), cost_usd=float(r["cost_usd"]))
-                for r in rows]
+                for r in self._read(read)]
 
     def done_indices(self, run_id: str) -> set[int]:
         """Indices that already have a row: what a resumed run skips."""
-        with self._read() as conn:
+        def read(conn: Connection) -> set[int]:
             self._require(conn, run_id)
             found = conn.execute(sa.select(cases_t.c.idx).where(cases_t.c.run_id == run_id))
             return {int(i) for i in found.scalars()}
 
+        return set(self._read(read))
+
     def is_empty(self) -> bool:
         """No run stored yet: the cue to seed example runs."""
-        with self._read() as conn:
-            return conn.execute(sa.select(runs_t.c.id).limit(1)).first() is None
+        return bool(self._read(
+            lambda conn: conn.execute(sa.select(runs_t.c.id).limit(1)).first() is None))
 
 
 def open_store(url: str | None = None) -> Store:
@@ -403,20 +525,23 @@ def open_store(url: str | None = None) -> Store:
     The schema is created or migrated on open, so every Store is ready to use.
     """
     parsed = _parse(url if url is not None else default_url())
-    shown = parsed.render_as_string(hide_password=True)
+    shown = shown_url(parsed)
+    secrets = secrets_of(parsed)
+    timeout = timeout_s()
     try:
         if parsed.get_backend_name() == "sqlite":
             engine = _sqlite_engine(parsed)
         else:
-            engine = sa.create_engine(parsed, pool_pre_ping=True)
+            engine = sa.create_engine(parsed, pool_pre_ping=True,
+                                      connect_args=_server_connect_args(parsed, timeout))
     except (NoSuchModuleError, ImportError) as exc:
         raise JevalError(
             f"{ENV} names a database whose driver is not installed ({shown}): install it "
             "(PostgreSQL: pip install 'psycopg[binary]', URL postgresql+psycopg://...)") from exc
     except (ArgumentError, SQLAlchemyError, ValueError) as exc:
         raise JevalError(f"{ENV} is not a usable database URL ({shown}): "
-                         f"{one_line(exc, 200)}") from exc
-    store = Store(engine, shown)
+                         f"{redact(one_line(exc, 200), secrets)}") from exc
+    store = Store(engine, shown, secrets, outage_s=timeout)
     try:
         store.migrate()
     except BaseException:

@@ -7,8 +7,12 @@ no control or escape characters, cut to a sane length, and never contains an API
 
 from __future__ import annotations
 
+import contextvars
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Invisible characters that make a field look filled while saying nothing.
@@ -23,11 +27,41 @@ _MIN_SECRET = 8  # shorter fragments are too common to redact safely
 
 _secrets: list[str] = []
 _secrets_lock = threading.Lock()
+# The keys of the request being made in this thread: redacted whatever other sessions
+# registered since (the process-wide list above is bounded).
+_own: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("jeval_own_secrets",
+                                                                       default=())
 
 
 def clean(text: str) -> str:
     """Text that encodes as UTF-8: lone surrogates become U+FFFD."""
     return _SURROGATE.sub("\ufffd", text)
+
+
+def clean_json(value: Any) -> Any:
+    """Decoded JSON with every string cleaned (keys too): metadata is text on the way in."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, list):
+        return [clean_json(v) for v in value]
+    if isinstance(value, dict):
+        return {clean_json(k) if isinstance(k, str) else k: clean_json(v)
+                for k, v in value.items()}
+    return value
+
+
+def percent(share: float | None, none: str = "-") -> str:
+    """A share as a percentage that never rounds a part up to 100% or down to 0%:
+    99,900 of 100,000 is "99.9%", not "100%"."""
+    if share is None:
+        return none
+    value = share * 100
+    for places in range(4):
+        shown = f"{value:.{places}f}"
+        if (0 < share < 1 and float(shown) in (0.0, 100.0)):
+            continue
+        return shown + "%"
+    return (f"{value:.4f}".rstrip("0").rstrip(".") or "0") + "%"
 
 
 def has_text(text: str | None) -> bool:
@@ -46,10 +80,21 @@ def remember_secret(value: str) -> None:
             del _secrets[:-64]  # a bounded list: the newest keys
 
 
+@contextmanager
+def own_secrets(*values: str) -> Iterator[None]:
+    """While the block runs (in this thread), messages are redacted of these keys whatever
+    else was registered: a request's own key never depends on other sessions."""
+    token = _own.set((*_own.get(), *(v.strip() for v in values if v)))
+    try:
+        yield
+    finally:
+        _own.reset(token)
+
+
 def redact(text: str, secrets: list[str] | None = None) -> str:
     """`text` with every known key, or any 8+ character piece of one, replaced."""
     with _secrets_lock:
-        known = list(_secrets) if secrets is None else [*secrets, *_secrets]
+        known = [*(secrets or ()), *_own.get(), *_secrets]
     for secret in known:
         if len(secret) < _MIN_SECRET:
             continue

@@ -20,7 +20,7 @@ from jeval_core.datasets import Dataset, DatasetRow
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.judges import LABELS, Judge
-from jeval_core.text import one_line
+from jeval_core.text import one_line, percent
 from pages import draw, jobs, runs_view
 
 JOB = "cmp_job"
@@ -87,7 +87,7 @@ def settings(dataset: Dataset) -> None:
 
 
 def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value:.0%}"
+    return percent(value, none="—")
 
 
 def _num(value: float | None) -> str:

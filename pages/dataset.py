@@ -14,7 +14,7 @@ from jeval_core.datasets import Dataset
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.judges import LABELS
-from jeval_core.store import Store
+from jeval_core.store import RunSummary, Store
 from jeval_core.text import one_line
 from pages import draw, jobs, runs_view
 
@@ -100,6 +100,12 @@ def page() -> None:
         settings(dataset)
     if runs_view.running(JOB):
         runs_view.progress(JOB)
+    elif dataset is not None and not st.session_state.get("ds_run"):
+        stopped = stopped_run(dataset)
+        if stopped is not None:
+            st.info(draw.inert(f"A stopped run of this file is stored: {stopped.name} "
+                               f"({stopped.status}, {stopped.done} of {stopped.cases} cases)."))
+            resume_button(runs_view.store(), stopped.id, dataset)
     run_id = st.session_state.get("ds_run")
     if run_id and not runs_view.running(JOB):
         st.header("Results")
@@ -113,19 +119,35 @@ def page() -> None:
         runs_view.run_view(db, run_id, "ds")
 
 
+def stopped_run(dataset: Dataset) -> RunSummary | None:
+    """The newest run of this very file that stopped before its end (cancelled, failed, or
+    left "running" by a crash), if any: the page offers to continue it."""
+    try:
+        found = runs_view.store().runs(dataset.name)
+    except JevalError:
+        return None
+    for run in found:
+        if (run.dataset_hash == dataset.sha256 and not run.seeded and run.done < run.cases
+                and run.status in ("cancelled", "failed", "running")):
+            return run
+    return None
+
+
 def resume_button(db: Store, run_id: str, dataset: Dataset) -> None:
     """A stopped run of this very file can be continued: finished cases are not rescored."""
     try:
         run = db.run(run_id)
     except JevalError:
         return
-    if run.status not in ("cancelled", "failed") or run.dataset_hash != dataset.sha256:
+    if run.status not in ("cancelled", "failed", "running") or (
+            run.dataset_hash != dataset.sha256):
         return
     if run.judge not in LABELS or run.done >= run.cases:
         return
     if st.button(f"Continue this run ({run.cases - run.done} cases left)", key="ds_resume",
-                 help="scores only the cases that are not stored yet, with the run's judge, "
-                      "evaluators and thresholds"):
+                 help="scores only the cases that are not stored yet (and those the judge "
+                      "could not answer), with the run's judge, evaluators and thresholds; a "
+                      "run still going in another process would be scored twice"):
         chosen = None if run.evaluators == ["per case"] else tuple(
             EVALUATORS[n] for n in run.evaluators if n in EVALUATORS)
         start(dataset, run.judge, chosen or None, dict(run.thresholds), None, resume=run_id)

@@ -39,6 +39,7 @@ class Cancellable:
         self.approximates = judge.approximates
         self.note = judge.note
         self.model = judge.model
+        self.base_url = getattr(judge, "base_url", None)  # what a stored run records
         self.price_per_billion_input_tokens = judge.price_per_billion_input_tokens
 
     def answer(self, packed: Any) -> Answers:

@@ -16,7 +16,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitAPIException
 
-from jeval_core import Case, CaseError, JevalError, Report, casefile, evaluators
+from jeval_core import Case, CaseError, JevalError, Report, casefile, evaluators, share
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.judges import Judge
 from jeval_core.live import Cap, Status, Ticket, case_key
@@ -75,6 +75,7 @@ def on_upload() -> None:
         return
     try:
         loaded = casefile.decode(upload.getvalue(), upload.name)
+        share.check_chunks(len(loaded.case.context), "the uploaded case")
     except CaseError as err:
         st.session_state["upload_notice"] = f"{err}; nothing was changed"
     else:
@@ -86,6 +87,8 @@ def on_paste(replace: bool) -> None:
     try:
         chunks = session.split_chunks(st.session_state.get("paste", ""),
                                       st.session_state.get("paste_how") or "blank")
+        kept = 0 if replace else len(st.session_state.get("chunk_ids", []))
+        share.check_chunks(kept + len(chunks), "the case with the pasted chunks")
     except CaseError as err:
         st.session_state["paste_notice"] = str(err)
         return

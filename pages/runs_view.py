@@ -25,7 +25,7 @@ from jeval_core.judges import get as get_judge
 from jeval_core.judges import jev as jev_judge
 from jeval_core.runs import SAMPLE
 from jeval_core.store import CaseRow, RunSummary, Store, default_url, open_store
-from jeval_core.text import one_line
+from jeval_core.text import one_line, percent
 from pages import draw, jobs, session
 
 PASS_BG, FAIL_BG, NONE_BG = ("background-color: rgba(46, 158, 91, 0.22)",
@@ -257,7 +257,7 @@ def header(run: RunSummary) -> None:
 
 
 def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value:.0%}"
+    return percent(value, none="—")
 
 
 def _num(value: float | None) -> str:

@@ -283,12 +283,17 @@ def judge_settings() -> None:
         st.session_state.setdefault("jev_base_url", default_base_url())
         st.text_input("Base URL", key="jev_base_url", persist_state="session")
         has_env_key = env_key_for(st.session_state.get("jev_base_url") or "")
-        st.text_input("API key", type="password", key="jev_key", persist_state="session",
-                      placeholder="using the key from the environment" if has_env_key else
+        kept = st.session_state.get(SECRET) is not None
+        st.text_input("API key", type="password", key="jev_key", on_change=keep_key,
+                      placeholder="a key is kept for this session" if kept else
+                      "using the key from the environment" if has_env_key else
                       "paste your key for this server",
-                      help="Kept in this browser session's memory only: never in the link, "
-                      "the downloads or the logs. The environment's key is only sent to the "
+                      help="Kept in this session's memory on the server only: once entered it "
+                      "leaves the page (the box empties), and it is never in the link, the "
+                      "downloads or the logs. The environment's key is only sent to the "
                       "server the environment names.")
+        if kept:
+            st.button("Forget the key", on_click=lambda: st.session_state.pop(SECRET, None))
         models = st.session_state.get("jev_models") or [st.session_state.get("jev_model")
                                                          or "jev-latest"]
         st.selectbox("Model", models, key="jev_model", persist_state="session")
@@ -318,10 +323,22 @@ def load_models() -> None:
         st.rerun()
 
 
+SECRET = "jev_secret"  # the typed key, server-side only: never a widget's value
+
+
+def keep_key() -> None:
+    """The key box's callback: keep what was typed in the session, out of the page (a
+    password box's value is in its HTML)."""
+    typed = (st.session_state.get("jev_key") or "").strip()
+    st.session_state["jev_key"] = ""
+    if typed:
+        st.session_state[SECRET] = jev_judge.Secret(typed)
+
+
 def jev_from_settings() -> jev_judge.JevJudge:
     """The hosted judge as the sidebar sets it up (typed key first, then the environment)."""
-    key = (st.session_state.get("jev_key") or "").strip() or None
-    return jev_judge.JevJudge(api_key=key, base_url=st.session_state.get("jev_base_url"),
+    key = st.session_state.get(SECRET)
+    return jev_judge.JevJudge(api_key=key or None, base_url=st.session_state.get("jev_base_url"),
                               model=st.session_state.get("jev_model") or "jev-latest")
 
 

@@ -33,3 +33,4 @@ def _private_run_store(tmp_path_factory: pytest.TempPathFactory,
     user's real data directory. A test may set JEVAL_DB itself."""
     db = tmp_path_factory.mktemp("runs") / "jeval.db"
     monkeypatch.setenv("JEVAL_DB", f"sqlite:///{db}")
+    monkeypatch.setenv("JEVAL_DB_TIMEOUT", "3")  # a store server that is down fails in ~3 s

@@ -275,3 +275,22 @@ def _no_jobs_left_running():
     for thread in threading.enumerate():
         if thread.name.startswith("jeval-job"):
             thread.join(30)
+
+
+def test_a_run_left_running_by_a_crash_can_be_continued_from_the_page():
+    from test_runs import CHUNKS, Counting
+
+    from jeval_core.runs import run_dataset
+
+    with open_store() as store, pytest.raises(KeyboardInterrupt):
+        run_dataset(datasets.load(SAMPLE), Counting(crash_after=10), store, chosen=CHUNKS,
+                    concurrency=1)
+    with open_store() as store:  # what a killed process leaves: the run still "running"
+        (run,) = store.runs()
+        store.reopen(run.id)
+    at = app()
+    at.button(key="ds_resume").click().run()
+    at = finish(at)
+    assert metric(at, "cases scored") == "45 of 45"
+    with open_store() as store:
+        assert store.run(run.id).status == "finished" and store.run(run.id).done == 45

@@ -691,3 +691,26 @@ def test_the_key_is_nowhere_on_the_live_page(monkeypatch):
     assert "judge: jev" in captions(at) and page
     assert all(KEY[i:i + 8] not in page for i in range(len(KEY) - 7))
     assert all(KEY[i:i + 8] not in v for v in at.query_params.values() for i in range(10))
+
+
+def test_a_typed_key_is_kept_for_the_session_but_leaves_the_page(monkeypatch):
+    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    with Running(MockConfig()) as mock, FaultyServer(mock.url, []) as server:
+        at = app()
+        at.sidebar.radio[0].set_value("jev").run()
+        at.sidebar.text_input(key="jev_base_url").set_value(server.url).run()
+        at.sidebar.text_input(key="jev_key").set_value(KEY).run()
+        assert at.sidebar.text_input(key="jev_key").value == ""  # not in the page's HTML
+        assert KEY not in str(at.sidebar)
+        [b for b in at.sidebar.button if b.label.startswith("Load models")][0].click().run()
+    assert [r["headers"].get("Authorization") for r in server.seen] == [f"Bearer {KEY}"]
+
+
+def test_a_link_with_too_many_chunks_says_so_and_opens_the_seed():
+    from jeval_core import Case
+
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.query_params["case"] = share.encode(Case("q?", "a.", context=tuple("x" * 10_000)))
+    at.run()
+    assert any(f"at most {share.MAX_CHUNKS} chunks" in shown(w.value) for w in at.warning)
+    assert labels(at) == ["50% yes"]

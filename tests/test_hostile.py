@@ -46,7 +46,7 @@ from jeval_core.batch import score_many
 from jeval_core.case import Case
 from jeval_core.cli import render_text
 from jeval_core.errors import CaseError, JevalError, JudgeError
-from jeval_core.judges.jev import JevJudge, RetryPolicy, key_from_env
+from jeval_core.judges.jev import JevJudge, RetryPolicy, Secret, key_from_env
 from jeval_core.limits import RateLimiter
 from jeval_core.scoring import score
 
@@ -1076,3 +1076,19 @@ def test_one_line_never_shows_the_key_or_an_escape():
         assert not any(unicodedata.category(c) in ("Cc", "Cs") or c in BIDI for c in line)
 
     shown()
+
+
+def test_a_requests_own_echoed_key_is_redacted_whatever_other_sessions_registered():
+    # Visitor A's judge is made first; then a busy server sees 200 other visitors' keys.
+    with HostileServer() as server:
+        server.script("POST", PATH, status(401, echo_error_object))
+        judge = judge_for(server)
+        for i in range(200):
+            Secret(f"sk-other-visitor-{i:04d}-zzzzzzzz")
+        try:
+            with pytest.raises(JevalError) as caught:
+                score(CASE, None, judge)
+        finally:
+            judge.close()
+    assert_one_judge_error(caught.value)
+    assert server.received("POST", PATH)[0].key == KEY

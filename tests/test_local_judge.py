@@ -210,3 +210,35 @@ def test_the_words_that_drove_p_are_the_same_when_remembered(judge):
     again = score(case, None, LocalJudge(judge.embedder))
     remembered = score(case, None, judge)
     assert first.evidence == again.evidence == remembered.evidence
+
+
+LOAD_COUNT = """
+import sys
+from jeval_core import datasets, judges
+from jeval_core.batch import score_many
+from jeval_core.judges import embedder as module
+
+loads = []
+original = module.Embedder.__init__
+def counting(self, *args, **kwargs):
+    loads.append(1)
+    original(self, *args, **kwargs)
+module.Embedder.__init__ = counting
+cases = datasets.load(sys.argv[1]).cases[:16]
+outcomes = score_many(cases, None, judges.get("local"), concurrency=8)
+assert all(o.report is not None for o in outcomes), [o.error for o in outcomes]
+print(len(loads))
+"""
+
+
+def test_a_run_at_concurrency_8_loads_the_model_once():
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    done = subprocess.run([sys.executable, "-c", LOAD_COUNT,
+                           str(ROOT / "assets" / "datasets" / "sample.jsonl")],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"

@@ -173,12 +173,37 @@ def _version(url: str) -> int:
         engine.dispose()
 
 
+def _version_1_database(url: str) -> str:
+    """A database as a jeval that knew schema version 1 only left it: one run, one case."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.begin() as conn:
+            md = sa.MetaData()
+            runs, cases = store._schema_1(md)
+            md.create_all(conn)
+            store.schema_version.create(conn)
+            conn.execute(store.schema_version.insert().values(version=1))
+            conn.execute(runs.insert().values(
+                id="a" * 32, name="old", dataset="sample.jsonl", dataset_hash="ab" * 32,
+                judge="lexical", model=None, evaluators="[]", thresholds="{}",
+                started_at=datetime.now(UTC), finished_at=None, status="running", cases=3,
+                aggregates="{}", input_tokens=0, cost_usd=0.0, seeded=False))
+            conn.execute(cases.insert().values(
+                run_id="a" * 32, idx=0, case_id="c0", case_json="{}", report=None, error=None,
+                passed=True, scores="{}", input_tokens=0, cost_usd=0.0))
+    finally:
+        engine.dispose()
+    return "a" * 32
+
+
 def test_an_older_schema_is_migrated_and_opening_again_is_a_no_op(
         url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    with open_store(url) as s:  # a database made by a jeval that knew version 1 only
-        old = new_run(s)
-        add(s, old, 0)
-    assert _version(url) == 1
+    old = _version_1_database(url)
+    with open_store(url) as s:  # version 1 -> today's: the hosted judge's base URL is added
+        assert s.run(old).done == 1 and s.run(old).base_url is None
+        assert s.done_indices(old) == {0}
+    latest = len(store.MIGRATIONS)
+    assert _version(url) == latest
 
     calls = []
 
@@ -189,18 +214,18 @@ def test_an_older_schema_is_migrated_and_opening_again_is_a_no_op(
     monkeypatch.setattr(store, "MIGRATIONS", [*store.MIGRATIONS, add_note])
     with open_store(url) as s:
         assert s.run(old).done == 1 and s.done_indices(old) == {0}
-    assert calls == [1] and _version(url) == 2
+    assert calls == [1] and _version(url) == latest + 1
     engine = sa.create_engine(url)
     try:
         assert "note" in {c["name"] for c in sa.inspect(engine).get_columns("jeval_runs")}
     finally:
         engine.dispose()
     with open_store(url) as s, open_store(url) as again:
-        assert s.migrate() == 2 and again.migrate() == 2
-    assert calls == [1] and _version(url) == 2
+        assert s.migrate() == latest + 1 and again.migrate() == latest + 1
+    assert calls == [1] and _version(url) == latest + 1
 
-    monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:1])  # an older jeval
-    with pytest.raises(JevalError, match="schema version 2, newer than this jeval knows"):
+    monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:latest])  # an older jeval
+    with pytest.raises(JevalError, match=f"schema version {latest + 1}, newer than this jeval"):
         open_store(url)
 
 
@@ -290,3 +315,92 @@ def test_a_missing_postgres_database_is_named_without_the_password(postgres_url:
     message = str(caught.value)
     assert "no_such_db" in message and "***" in message and "could not be opened" in message
     assert "hunter2secret" not in message
+
+
+# --- hostile configurations and outages ---------------------------------------------------
+
+
+@pytest.mark.parametrize("query", ["password=hunter2secret", "sslpassword=hunter2secret",
+                                   "token=hunter2secret", "sslmode=require&password=hunter2secret"])
+def test_a_credential_in_the_url_query_is_never_shown(query: str) -> None:
+    down = down_url().split("//", 1)[1]
+    with pytest.raises(JevalError) as caught:
+        open_store(f"postgresql+psycopg://jeval@{down}/db?{query}")
+    assert "hunter2secret" not in str(caught.value) and "could not be opened" in str(caught.value)
+    assert "hunter2secret" not in store.shown_url(sa.make_url(f"postgresql://u@h/d?{query}"))
+
+
+def test_jeval_db_may_be_a_plain_file_path(monkeypatch: pytest.MonkeyPatch,
+                                           tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JEVAL_DB", "runs/../jeval.db")
+    with open_store() as s:
+        new_run(s)
+    monkeypatch.setenv("JEVAL_DB", str(tmp_path / "jeval.db"))
+    with open_store() as s:
+        assert len(s.runs()) == 1
+
+
+def test_an_uncreatable_data_folder_is_bad_configuration_not_a_bug() -> None:
+    env = {k: v for k, v in __import__("os").environ.items() if k != "JEVAL_DB"}
+    done = subprocess.run([sys.executable, "-m", "jeval_core.cli", "runs"], cwd=ROOT,
+                          env={**env, "XDG_DATA_HOME": "/etc/passwd"}, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "XDG_DATA_HOME" in line and "JEVAL_DB" in line and "Traceback" not in done.stderr
+
+
+def test_a_store_server_that_never_answers_is_one_line_and_exit_3() -> None:
+    from tcp_proxy import TcpProxy
+
+    silent = TcpProxy(None)
+    try:
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "jeval_core.cli", "runs"], cwd=ROOT, capture_output=True,
+            text=True, timeout=120,
+            env={**__import__("os").environ, "JEVAL_DB_TIMEOUT": "2",
+                 "JEVAL_DB": f"postgresql+psycopg://jeval:hunter2secret@127.0.0.1:{silent.port}/x"})
+        took = time.monotonic() - started
+    finally:
+        silent.stop()
+    assert done.returncode == 3, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "could not be opened" in line and "hunter2secret" not in line
+    assert took < 30
+
+
+def test_a_store_outage_of_a_second_is_waited_out(postgres_url: str) -> None:  # noqa: F811
+    from tcp_proxy import TcpProxy
+
+    target = sa.make_url(new_database(postgres_url))
+    proxy = TcpProxy(target.port)
+    try:
+        with open_store(proxy.url_for(target.render_as_string(hide_password=False))) as s:
+            run_id = new_run(s)
+            add(s, run_id, 0)
+            proxy.cut(1.0)  # the server goes away with every open connection, back in 1 s
+            add(s, run_id, 1)
+            assert s.done_indices(run_id) == {0, 1}
+    finally:
+        proxy.stop()
+
+
+def test_a_store_that_stays_away_says_it_could_not_answer(postgres_url: str) -> None:  # noqa: F811
+    from tcp_proxy import TcpProxy
+
+    from jeval_core.errors import StoreUnavailable
+
+    target = sa.make_url(new_database(postgres_url))
+    proxy = TcpProxy(target.port)
+    try:
+        with open_store(proxy.url_for(target.render_as_string(hide_password=False))) as s:
+            s.outage_s = 1.5
+            run_id = new_run(s)
+            proxy.cut()
+            with pytest.raises(StoreUnavailable) as caught:
+                add(s, run_id, 0)
+        assert caught.value.exit_code == 3 and "could not save" in str(caught.value)
+    finally:
+        proxy.stop()

@@ -178,7 +178,16 @@ def one_blas_thread() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
+_loading = threading.Lock()
+
+
 @lru_cache(maxsize=1)
-def embedder() -> Embedder:
-    """The process-wide embedder, loaded on first use."""
+def _load() -> Embedder:
     return Embedder()
+
+
+def embedder() -> Embedder:
+    """The process-wide embedder, loaded on first use: threads that ask at once wait for the
+    one that loads it (lru_cache alone would let each of them load a copy)."""
+    with _loading:
+        return _load()

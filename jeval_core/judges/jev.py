@@ -29,7 +29,7 @@ import httpx
 from .. import wire
 from ..errors import CaseError, JudgeError
 from ..limits import RateLimiter
-from ..text import one_line, remember_secret
+from ..text import one_line, own_secrets, remember_secret
 from .base import Answers, Usage
 
 if TYPE_CHECKING:
@@ -213,6 +213,10 @@ class JevJudge:
             raise Cancelled("cancelled: a newer request superseded this one")
 
     def answer(self, packed: Packed) -> Answers:
+        with own_secrets(self._key.reveal() if self._key else ""):
+            return self._answer(packed)
+
+    def _answer(self, packed: Packed) -> Answers:
         self._require_key()
         reply = self._send("POST", "/v1/systemone", wire.encode(packed.body),
                            packed.tokens.total)
@@ -227,9 +231,10 @@ class JevJudge:
 
     def models(self) -> list[wire.Model]:
         """GET /v1/models: the models this server offers."""
-        self._require_key()
-        reply = self._send("GET", "/v1/models", None, 0)
-        return wire.models(wire.loads(reply.body, self.base_url), self.base_url)
+        with own_secrets(self._key.reveal() if self._key else ""):
+            self._require_key()
+            reply = self._send("GET", "/v1/models", None, 0)
+            return wire.models(wire.loads(reply.body, self.base_url), self.base_url)
 
     def _require_key(self) -> None:
         if self._key:

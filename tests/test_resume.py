@@ -1,0 +1,297 @@
+"""Runs you can trust: a resume asks what the run's first part asked, retries what the judge
+could not answer, and a run stopped by Ctrl+C or a store outage says how to continue it in one
+line. Real parts: a SQLite file, the real PostgreSQL behind a loopback proxy, `jevcompat mock`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from conftest import ROOT
+from jev_servers import MockProcess
+from postgres import new_database, postgres_url  # noqa: F401  (a session fixture)
+from tcp_proxy import TcpProxy
+from test_runs import CHUNKS, SAMPLE, Counting
+
+from jeval_core import datasets, errors, judges
+from jeval_core.errors import JudgeError
+from jeval_core.judges.base import Answers
+from jeval_core.runs import run_dataset
+from jeval_core.store import open_store
+
+KEY = "sk-resume-test-7777bbbb"
+KEY_VARIABLES = ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "OPENROUTER_API_KEY")
+
+
+def jeval(*args: str, db: Path | str, env: dict[str, str] | None = None,
+          **kwargs) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
+    url = db if isinstance(db, str) else f"sqlite:///{db}"
+    return subprocess.run([sys.executable, "-m", "jeval_core.cli", *args], cwd=ROOT,
+                          env={**clean, "JEVAL_DB": url, **(env or {})}, capture_output=True,
+                          text=True, timeout=300, stdin=subprocess.DEVNULL, **kwargs)
+
+
+def one_line(done: subprocess.CompletedProcess, code: int) -> str:
+    assert done.returncode == code, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    return lines[0]
+
+
+def big_dataset(tmp_path: Path, copies: int = 40) -> Path:
+    """The sample, `copies` times over with distinct ids: a run long enough to stop."""
+    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines() if line.strip()]
+    path = tmp_path / "big.jsonl"
+    path.write_text("".join(json.dumps({**r, "id": f"{r.get('id', i)}-{n}"}) + "\n"
+                            for n in range(copies) for i, r in enumerate(rows)))
+    return path
+
+
+def stopped_run(db: Path, crash_after: int = 10) -> str:
+    """A lexical, chunk_relevance@0.9 run of the sample, stopped after `crash_after` cases."""
+    with open_store(f"sqlite:///{db}") as s, pytest.raises(KeyboardInterrupt):
+        run_dataset(datasets.load(SAMPLE), Counting(crash_after=crash_after), s, chosen=CHUNKS,
+                    thresholds={"chunk_relevance": 0.9}, concurrency=1)
+    with open_store(f"sqlite:///{db}") as s:
+        return s.runs()[0].id
+
+
+# --- 1. the run's settings ------------------------------------------------------------------
+
+
+def test_resume_scores_the_rest_with_the_runs_judge_evaluators_and_thresholds(tmp_path):
+    db = tmp_path / "runs.db"
+    run_id = stopped_run(db)
+    done = jeval("run", str(SAMPLE), "--resume", run_id[:8], db=db)
+    assert done.returncode == 0, done.stderr
+    with open_store(f"sqlite:///{db}") as s:
+        rows = s.cases(run_id)
+        run = s.run(run_id)
+    assert len(rows) == 45 and run.judge == "lexical"
+    assert all(r.report["judge"] == "lexical" for r in rows)
+    assert all(list(r.report["results"]) == ["chunk_relevance"] for r in rows)
+    assert all(r.report["results"]["chunk_relevance"]["threshold"] == 0.9 for r in rows)
+
+
+@pytest.mark.parametrize(("flag", "stored"), [
+    (["--judge", "local"], "--judge lexical"),
+    (["--evaluators", "faithfulness"], "chunk_relevance"),
+    (["--threshold", "chunk_relevance=0.5"], "chunk_relevance=0.9"),
+])
+def test_a_flag_that_contradicts_the_stored_run_is_refused_naming_it(tmp_path, flag, stored):
+    db = tmp_path / "runs.db"
+    run_id = stopped_run(db)
+    line = one_line(jeval("run", str(SAMPLE), "--resume", run_id[:8], *flag, db=db), 2)
+    assert stored in line
+    with open_store(f"sqlite:///{db}") as s:
+        assert s.run(run_id).done == 10  # nothing was scored
+
+
+def test_the_hosted_judges_run_resumes_against_its_own_server_and_retries_every_error(
+        tmp_path):
+    db = tmp_path / "runs.db"
+    server = MockProcess("--key", KEY)
+    try:
+        first = jeval("run", str(SAMPLE), "--judge", "jev", "--base-url", server.url,
+                      "--evaluators", "chunk_relevance", db=db)  # no key: nothing answered
+        line = one_line(first, 3)
+        command = line.split("continue with: ", 1)[1].split()
+        assert command[:3] == ["jeval", "run", str(SAMPLE)] and command[3] == "--resume"
+        again = jeval(*command[1:], db=db,
+                      env={"TYPESAFE_API_KEY": KEY, "TYPESAFE_BASE_URL": server.url})
+    finally:
+        server.stop()
+    assert again.returncode == 0, again.stderr
+    assert "45 case(s) without a report are scored again" in again.stderr
+    with open_store(f"sqlite:///{db}") as s:
+        (run,) = s.runs()
+        rows = s.cases(run.id)
+    assert run.base_url == server.url and run.status == "finished"
+    assert all(r.report is not None and r.report["judge"] == "jev" for r in rows)
+
+
+class FlakyJudge:
+    """The lexical judge, unreachable for its first `down` requests."""
+
+    def __init__(self, down: int) -> None:
+        self.inner, self.down = judges.get("lexical"), down
+        self.name, self.approximates, self.note = "lexical", True, self.inner.note
+        self.model, self.price_per_billion_input_tokens = None, 0.0
+
+    def answer(self, packed) -> Answers:
+        if self.down > 0:
+            self.down -= 1
+            raise JudgeError("cannot reach the judge (test); try again later")
+        return self.inner.answer(packed)
+
+    def warm_up(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def test_a_resume_retries_the_cases_the_judge_could_not_answer(tmp_path):
+    sample = datasets.load(SAMPLE)
+    with open_store(f"sqlite:///{tmp_path / 'runs.db'}") as s:
+        first = run_dataset(sample, FlakyJudge(down=7), s, chosen=CHUNKS, concurrency=1)
+        assert first.judge_errors == 7
+        again = run_dataset(sample, FlakyJudge(down=0), s, chosen=CHUNKS,
+                            resume=first.run.id)
+        assert again.retried == 7 and again.judge_errors == 0
+        assert all(row.report is not None for row in s.cases(first.run.id))
+
+
+# --- 3. resume's edges ----------------------------------------------------------------------
+
+
+def test_resume_with_an_empty_id_is_refused_not_a_new_run(tmp_path):
+    db = tmp_path / "runs.db"
+    one_line(jeval("run", str(SAMPLE), "--judge", "lexical", "--resume", "", db=db), 2)
+    assert "no runs yet" in jeval("runs", db=db).stdout
+
+
+def test_resuming_a_finished_run_leaves_it_as_it_ended(tmp_path):
+    sample = datasets.load(SAMPLE)
+    with open_store(f"sqlite:///{tmp_path / 'runs.db'}") as s:
+        run = run_dataset(sample, judges.get("lexical"), s, chosen=CHUNKS).run
+        again = run_dataset(sample, judges.get("lexical"), s, resume=run.id).run
+        assert s.run(run.id).finished_at == run.finished_at == again.finished_at
+        assert s.run(run.id).status == "finished"
+
+
+def test_an_unwritable_out_file_is_refused_before_the_run(tmp_path):
+    db = tmp_path / "runs.db"
+    line = one_line(jeval("run", str(SAMPLE), "--judge", "lexical",
+                          "--out", str(tmp_path / "no" / "such" / "dir.jsonl"), db=db), 2)
+    assert "--out" in line
+    assert "no runs yet" in jeval("runs", db=db).stdout
+
+
+def test_out_with_reports_carries_each_cases_whole_report(tmp_path):
+    db, out = tmp_path / "runs.db", tmp_path / "results.jsonl"
+    done = jeval("run", str(SAMPLE), "--judge", "lexical", "--evaluators", "chunk_relevance",
+                 "--out", str(out), "--reports", db=db)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    detail = lines[0]["report"]["results"]["chunk_relevance"]["details"][0]
+    assert len(lines) == 45 and {"question", "p", "verdict", "evidence"} <= set(detail)
+
+
+# --- 4. the store goes away mid-run ---------------------------------------------------------
+
+
+class CuttingJudge(Counting):
+    """The lexical judge; after `after` cases it cuts the store's connection."""
+
+    def __init__(self, proxy: TcpProxy, after: int, seconds: float | None) -> None:
+        super().__init__()
+        self.proxy, self.after, self.seconds = proxy, after, seconds
+
+    def answer(self, packed) -> Answers:
+        if len(self.asked) == self.after:
+            self.proxy.cut(self.seconds)
+        return super().answer(packed)
+
+
+def proxied_store(postgres_url: str) -> tuple[TcpProxy, str]:  # noqa: F811
+    target = sa.make_url(new_database(postgres_url))
+    proxy = TcpProxy(target.port)
+    return proxy, proxy.url_for(target.render_as_string(hide_password=False))
+
+
+def test_a_store_outage_of_a_second_mid_run_loses_nothing(postgres_url):  # noqa: F811
+    proxy, url = proxied_store(postgres_url)
+    try:
+        with open_store(url) as s:
+            outcome = run_dataset(datasets.load(SAMPLE), CuttingJudge(proxy, 5, 1.0), s,
+                                  chosen=CHUNKS, concurrency=2)
+            assert outcome.run.status == "finished" and len(s.cases(outcome.run.id)) == 45
+    finally:
+        proxy.stop()
+
+
+def test_a_store_that_stays_away_stops_the_run_resumably(postgres_url):  # noqa: F811
+    proxy, url = proxied_store(postgres_url)
+    sample = datasets.load(SAMPLE)
+    try:
+        with open_store(url) as s:
+            s.outage_s = 1.5
+            with pytest.raises(errors.StoreUnavailable) as caught:
+                run_dataset(sample, CuttingJudge(proxy, 5, None), s, chosen=CHUNKS,
+                            concurrency=1)
+            assert caught.value.exit_code == 3
+            proxy.restore()
+            (run,) = s.runs()
+            assert 1 <= run.done < 45
+            again = run_dataset(sample, judges.get("lexical"), s, resume=run.id)
+            assert again.run.status == "finished" and again.run.done == 45
+    finally:
+        proxy.stop()
+
+
+def wait_for_cases(url: str, proc: subprocess.Popen, at_least: int = 5) -> str:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the run ended before it could be stopped"
+        try:
+            with open_store(url) as s:
+                runs = s.runs()
+                if runs and runs[0].done >= at_least:
+                    return runs[0].id
+        except Exception:  # noqa: BLE001  (the store may be mid-write)
+            pass
+        time.sleep(0.1)
+    raise AssertionError("no case landed in time")
+
+
+def test_the_cli_says_store_outages_in_one_line_with_the_resume_command(
+        tmp_path, postgres_url):  # noqa: F811
+    proxy, url = proxied_store(postgres_url)
+    data = big_dataset(tmp_path)
+    clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jeval_core.cli", "run", str(data), "--judge", "lexical",
+         "--concurrency", "1"], cwd=ROOT, env={**clean, "JEVAL_DB": url,
+                                              "JEVAL_DB_TIMEOUT": "2"},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        run_id = wait_for_cases(url, proc)
+        proxy.cut()
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proxy.stop()
+    assert proc.returncode == 3, err
+    (line,) = err.strip().splitlines()
+    assert f"--resume {run_id[:8]}" in line and "Traceback" not in err
+
+
+# --- 14. Ctrl+C -----------------------------------------------------------------------------
+
+
+def test_ctrl_c_prints_one_line_with_what_was_kept_and_the_resume_command(tmp_path):
+    db = tmp_path / "runs.db"
+    data = big_dataset(tmp_path)
+    clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jeval_core.cli", "run", str(data), "--judge", "lexical",
+         "--concurrency", "1"], cwd=ROOT, env={**clean, "JEVAL_DB": f"sqlite:///{db}"},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        run_id = wait_for_cases(f"sqlite:///{db}", proc)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    (line,) = err.strip().splitlines()
+    assert "interrupted" in line and f"--resume {run_id[:8]}" in line
