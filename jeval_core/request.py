@@ -51,6 +51,9 @@ class Packed:
     wire_ids: dict[str, str]  # an evaluator's question id -> the id it is asked under
     tokens: Tokens
     parts: tuple[tuple[str, int], ...]  # (state name, estimated tokens), largest first
+    # The whole case: offline judges read its answer beside the chunks even when no question
+    # names it (the hosted judge is sent only what the questions name).
+    case: Case | None = None
 
     @cached_property
     def asked(self) -> dict[str, Question]:
@@ -117,7 +120,7 @@ def pack(case: Case, chosen: Sequence[Evaluator], model: str = wire.DEFAULT_MODE
     q_tokens = [wire.estimate_tokens({wid: q}) for wid, q in questions.items()]
     tokens = Tokens(wire.estimate_tokens(state), sum(q_tokens), max(q_tokens, default=0))
     return Packed(wire.body(model, state, questions), selected, plan, skipped, wire_ids,
-                  tokens, _parts(state))
+                  tokens, _parts(state), case)
 
 
 def state_for(case: Case, questions: Sequence[Question]) -> dict[str, Any]:

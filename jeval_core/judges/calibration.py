@@ -96,7 +96,7 @@ LOCAL = {
     "relevant_to": Linear(-1.60, (3.73, 0.00, 0.00, 0.34, 0.00, -0.02)),
     "supported_by": Linear(-0.32, (0.38, -2.13, 2.02)),
     "attributable_to": Linear(0.16, (0.00, -3.05, 2.17)),
-    "contradicts": Linear(-4.74, (6.50, 0.66, -1.26)),
+    "contradicts": Linear(-4.78, (6.60, 0.29, -1.31)),
     "toxic": Linear(-2.13, (4.96, 0.40)),
 }
 

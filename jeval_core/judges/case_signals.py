@@ -33,6 +33,19 @@ _NUMBER_WORDS = (
     "august|september|october|november|december|dozen|single|double")
 _STATES_NUMBER = re.compile(rf"\d|\b({_NUMBER_WORDS})\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
+# "How is it priced, and are output tokens billed?": a chunk that answers one part answers.
+_PARTS = re.compile(r"\?\s+|[,;]?\s+(?:and|or|also)\s+(?=(?:are|is|do|does|did|can|could|"
+                    r"how|what|when|who|which|why|where|will|would|should|must)\b)",
+                    re.IGNORECASE)
+
+
+@lru_cache(maxsize=8192)
+def parts(question: str) -> tuple[str, ...]:
+    """The question and, when it asks several things at once, each of its parts."""
+    found = [p.strip() for p in _PARTS.split(question) if len(stems(p)) >= 2]
+    return (question, *found) if len(found) > 1 else (question,)
+
+
 @lru_cache(maxsize=8192)
 def wants_number(question: str) -> bool:
     """Whether the question asks for a quantity, a price, a limit or a date."""

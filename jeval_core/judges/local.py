@@ -68,7 +68,7 @@ _known_lock = threading.Lock()
 KNOWN = 4096  # texts (or text pairs) whose answer is kept across reruns
 # A chunk that states every number of the answer sentence closest to it and most of its words
 # states what the answer says: it is not contradicted, whatever the curve reads.
-AGREES = 0.6
+AGREES = 0.8
 
 
 def profanity_probability(texts: list[str]) -> list[float]:
@@ -118,9 +118,7 @@ class LocalJudge(OfflineJudge):
         return self._model
 
     def answer(self, packed: Packed) -> Answers:
-        output = packed.state.get("output") or ""  # a list of sentences when asked by index
-        found = self.features(packed.asked,
-                              " ".join(output) if isinstance(output, list) else str(output))
+        found = self.features(packed.asked, packed.case.output if packed.case else "")
         p = {wid: probability(q.relation, x) for wid, (q, x) in found.items()}
         return Answers(p, evidence=self.evidence(packed.asked),
                        unsure=calibration.unsure(calibration.LOCAL_UNSURE, packed.asked, p))
@@ -196,6 +194,7 @@ class LocalJudge(OfflineJudge):
         distinct text is embedded once."""
         operands = {qid: _operands(q) for qid, q in questions.items()}
         units: dict[str, list[str]] = {}  # a context's chunks and their sentences
+        asked: dict[str, list[str]] = {}  # a question (or expected) and each of its parts
         wanted: dict[str, None] = {}
         for qid, q in questions.items():
             subject, against = operands[qid]
@@ -204,6 +203,9 @@ class LocalJudge(OfflineJudge):
                 wanted.update(dict.fromkeys([subject, *units[qid]]))
             elif q.relation == CONTRADICTS:
                 wanted.update(dict.fromkeys([*sentences.split(subject), *against]))
+            elif q.relation in (HELPS_ANSWER, RELEVANT_TO):
+                asked[qid] = [p for t in against for p in case_signals.parts(t)]
+                wanted.update(dict.fromkeys([subject, *asked[qid]]))
             elif q.relation != TOXIC:
                 wanted.update(dict.fromkeys([subject, *against]))
         texts = list(wanted)
@@ -218,7 +220,7 @@ class LocalJudge(OfflineJudge):
             subject, against = operands[qid]
             x: tuple[float, ...]
             if q.relation in (HELPS_ANSWER, RELEVANT_TO):
-                siblings.setdefault((q.relation, tuple(against)), []).append(qid)
+                siblings.setdefault((q.relation, tuple(asked[qid])), []).append(qid)
                 continue
             if q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO):
                 x = (_best(vectors, subject, units[qid]),
@@ -232,7 +234,7 @@ class LocalJudge(OfflineJudge):
                 raise ValueError(f"the local judge has no rule for relation {q.relation!r}")
             out[qid] = (q, x)
         # A chunk (or statement) is read among the others judged against the same question.
-        said = sentences.split(output) if output.strip() else ()
+        said = [s for s in sentences.split(output) if case_signals.stems(s)]  # "…" says nothing
         for (relation, against), ids in siblings.items():
             subjects = [operands[qid][0] for qid in ids]
             cos = [_best(vectors, s, against) for s in subjects]
@@ -292,8 +294,8 @@ def _contradiction(vectors: Mapping[str, np.ndarray], output: str, chunk: str) -
     """(topicality, a clash, agreement) of the output sentence closest to the chunk.
 
     A clash is a number the sentence states for a quantity the chunk gives another number
-    for (the same unit follows both: "800 mg" against "400 mg"), weighed by how much of the
-    sentence's wording the chunk shares; other numbers alone are no contradiction.
+    for (the same unit follows both: "800 mg" against "400 mg"), weighed by topicality;
+    other numbers alone are no contradiction.
     Agreement is that shared wording when every number of the sentence is in the chunk: a
     chunk that states what the answer says does not contradict it.
     Flipped negations were tried as a signal and hurt on held-out pairs (bench/calibrate).
@@ -307,7 +309,7 @@ def _contradiction(vectors: Mapping[str, np.ndarray], output: str, chunk: str) -
     shared = case_signals.coverage(closest, chunk)
     stray = numbers(closest) - numbers(chunk)
     clash = bool(stray) and bool(units(closest, stray) & units(chunk))
-    return (topic, shared * clash, shared * (not stray))
+    return (topic, topic * clash, shared * (not stray))
 
 
 _QUANTITY = re.compile(r"([$€£]?)(\d+(?:[.,]\d+)*)\s*(%|[^\W\d_]+)?")
