@@ -66,6 +66,7 @@ from jeval_core.questions import (  # noqa: E402
 CALIBRATION = ROOT / "assets" / "calibration"
 EXAMPLES = ROOT / "assets" / "examples"
 RIDGE = {"lexical": 1e-3, "local": 0.3}
+ALONE = "helps_answer alone"  # the curve of a chunk read on its own (calibration.LOCAL_ALONE)
 REAL_LIMIT = 150  # questions (or claims, sentences) per public source: a run of a few minutes
 # Public sources that are only ever measured: their labels are not what the judge is asked
 # (condescension, romanised Hindi-English, presuppositions, contrastive Wikipedia revisions
@@ -276,6 +277,11 @@ def refit(judge: str, table: Table) -> dict[str, np.ndarray]:
                  else (1,) * X.shape[1])
         out[relation] = fit_signed(X[fit_rows], y[fit_rows], RIDGE[judge],
                                    source_weights(source[fit_rows]), signs)
+        if judge == "local" and relation == HELPS_ANSWER:  # the chunk read alone
+            cols = list(calibration.ALONE)
+            out[ALONE] = fit_signed(X[fit_rows][:, cols], y[fit_rows], RIDGE[judge],
+                                    source_weights(source[fit_rows]),
+                                    tuple(signs[i] for i in cols))
     return out
 
 
@@ -293,6 +299,8 @@ def measure(judge: str, table: Table, fresh: dict[str, np.ndarray] | None = None
         X, y, source, held = table.arrays(relation)
         now = committed(judge, relation)(X)
         new = predict(fresh[relation], X) if fresh else None
+        if fresh and ALONE in fresh and new is not None and relation == HELPS_ANSWER:
+            new = np.maximum(new, predict(fresh[ALONE], X[:, list(calibration.ALONE)]))
         out[relation] = {}
         for s in sorted(set(source[held])):
             rows = held & (source == s)

@@ -99,6 +99,11 @@ LOCAL = {
     "contradicts": Linear(-4.78, (6.60, 0.29, -1.31)),
     "toxic": Linear(-2.13, (4.96, 0.40)),
 }
+# A chunk read on its own (cosine, question words covered, a number where one is asked for):
+# the case's signals add evidence but never veto a chunk that answers by itself, so a good
+# chunk stays relevant beside a better one. helps_answer's p is the larger of the two.
+ALONE = (0, 3, 5)  # the helps_answer signals this curve reads
+LOCAL_ALONE = Linear(-4.26, (5.21, 2.24, -1.18))
 
 
 @lru_cache(maxsize=1)

@@ -249,11 +249,15 @@ class LocalJudge(OfflineJudge):
 
 
 def probability(relation: str, x: tuple[float, ...]) -> float:
-    """p(true) from a question's signals: its relation's curve, and one rule the curve cannot
+    """p(true) from a question's signals: its relation's curve; for a chunk, the larger of
+    the whole-case curve and the curve of the chunk read alone; and one rule the curve cannot
     learn from so few contradictions: a chunk that states what the answer says does not
     contradict it."""
     if relation == CONTRADICTS and x[2] >= AGREES:
         return calibration.LOCAL[CONTRADICTS].lo
+    if relation == HELPS_ANSWER:
+        alone = calibration.LOCAL_ALONE(tuple(x[i] for i in calibration.ALONE))
+        return max(calibration.LOCAL[relation](x), alone)
     return calibration.LOCAL[relation](x)
 
 
