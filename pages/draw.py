@@ -134,7 +134,8 @@ def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
             unsure = sum(1 for r in per_chunk.values() if r["unsure"])
             relevant = sum(1 for r in per_chunk.values() if r["yes"] and not r["unsure"])
             noise = len(per_chunk) - relevant - unsure
-            counts = f"**{relevant}** relevant · **{noise}** noise"
+            counts = (f"**{relevant}** relevant · **{noise}** noise "
+                      f"{'chunk' if noise == 1 else 'chunks'}")
             if unsure:
                 counts += f" · **{unsure}** unsure"
             if blank:

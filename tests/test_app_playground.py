@@ -10,9 +10,26 @@ from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
 from test_questions import SEED_QUESTIONS
 
-from jeval_core import evaluators, share
+from jeval_core import Case, evaluators, judges, score, share
 
 KEY = "sk-apptest-1234abcd"
+
+
+def seed_scored(chunk1: str | None = None):
+    """The seed case (chunk 1 replaced, if given) as the core scores it with the local judge:
+    what the page must show, whatever that judge's verdicts are."""
+    loaded = load_file("jev_pricing")
+    case = loaded.case
+    if chunk1 is not None:
+        case = Case(case.input, case.output, case.expected,
+                    (case.context[0], chunk1, *case.context[2:]))
+    return score(case, loaded.chosen(), judges.get("local")).results["chunk_relevance"]
+
+
+SEED = seed_scored()
+SEED_WORD = "PASS" if SEED.passed else "FAIL"
+SEED_COLOUR = "green" if SEED.passed else "red"
+EDITED = seed_scored("Jev costs $42 per billion input tokens, and output tokens are not billed.")
 
 
 def app() -> AppTest:
@@ -56,7 +73,7 @@ def sent_questions(at: AppTest) -> list[str]:
 def test_opens_on_the_seed_example_scored_offline():
     at = app()
     assert not at.exception
-    assert labels(at) == ["50% yes"]
+    assert labels(at) == [SEED.label]
     assert sent_questions(at) == SEED_QUESTIONS
     assert "judge: local" in captions(at)
 
@@ -65,13 +82,13 @@ def test_editing_a_chunk_rescores_it():
     at = app()
     chunk_areas(at)[1].set_value(
         "Jev costs $42 per billion input tokens, and output tokens are not billed.").run()
-    assert labels(at) == ["75% yes"]
+    assert labels(at) == [EDITED.label] and EDITED.label != SEED.label
 
 
 def test_editing_the_input_rescores():
     at = app()
     at.text_area(key="input").set_value("When was the company founded?").run()
-    assert labels(at) != ["50% yes"]
+    assert labels(at) != [SEED.label]
 
 
 def test_selecting_evaluators_adds_their_cards():
@@ -85,7 +102,7 @@ def test_the_judge_can_be_switched_in_the_sidebar():
     at = app()
     at.sidebar.radio[0].set_value("lexical").run()
     assert "judge: lexical" in captions(at)
-    assert labels(at) == ["50% yes"]
+    assert labels(at) == [SEED.label]
 
 
 def test_the_hosted_judge_is_called_only_when_asked():
@@ -217,7 +234,7 @@ def test_threshold_sliders_change_offline_verdicts_too():
     open_expander(at, "whatif_open")
     at.slider(key="th_chunk_relevance").set_value(0.6).run()
     assert any("FAIL" in m.value for m in at.markdown if m.value.startswith("## "))
-    assert labels(at) == ["50% yes"]  # the answers are the same
+    assert labels(at) == [SEED.label]  # the answers are the same
     [b for b in at.button if b.label == "Back to the default thresholds"][0].click().run()
     assert any("PASS" in m.value for m in at.markdown if m.value.startswith("## "))
 
@@ -240,7 +257,7 @@ def test_a_damaged_share_link_says_so_and_opens_the_seed():
     at.query_params["case"] = "v1.not-a-real-token"
     at.run()
     assert any("damaged" in shown(w.value) for w in at.warning)
-    assert labels(at) == ["50% yes"]
+    assert labels(at) == [SEED.label]
 
 
 def test_copy_link_puts_the_case_in_the_url_without_a_key():
@@ -346,7 +363,7 @@ def test_a_crafted_share_link_cannot_break_the_page():
     at.run()
     assert not at.exception
     assert any("damaged" in shown(w.value) for w in at.warning)
-    assert labels(at) == ["50% yes"]
+    assert labels(at) == [SEED.label]
 
 
 def test_old_chunks_do_not_pile_up_in_the_session():
@@ -363,27 +380,31 @@ def test_a_blank_chunk_is_not_judged_and_says_so():
     at = app()
     [b for b in at.button if b.label == "Add a chunk"][0].click().run()
     assert len(chunk_areas(at)) == 5
-    assert labels(at) == ["50% yes"]
+    assert labels(at) == [SEED.label]
     assert any("blank: not judged" in c.value for c in at.caption)
     assert any("1 blank (not judged)" in m.value for m in at.markdown)
-    assert any(":green[PASS]" in m.value for m in at.markdown)
+    assert any(f":{SEED_COLOUR}[{SEED_WORD}]" in m.value for m in at.markdown)
 
 
 def test_each_chunk_shows_its_p_and_the_words_that_drove_it():
     at = app()
     beside = [m.value for m in at.markdown if "-badge[p " in m.value]
     assert len(beside) == 4
-    assert beside[0].startswith(":green-badge[p 0.65 · relevant]")
+    assert beside[0].startswith(f":green-badge[p {SEED.details[0].p:.2f} · relevant]")
     assert "why: :orange-background[Price]" in beside[0]
-    assert beside[1].startswith(":gray-badge[p 0.07 · not relevant]")
+    assert beside[1].startswith(f":gray-badge[p {SEED.details[1].p:.2f} · not relevant]")
 
 
 def test_the_summary_band_says_the_verdict_chips_and_chunk_counts():
     at = app()
     texts = [m.value for m in at.markdown]
-    assert ":green[PASS]" in "\n".join(texts)
-    band = next(t for t in texts if "chunk\\_relevance 0.50 PASS" in t)
-    assert "**2** relevant · **2** noise chunks of 4 retrieved chunks" in band
+    assert f":{SEED_COLOUR}[{SEED_WORD}]" in "\n".join(texts)
+    band = next(t for t in texts if f"chunk\\_relevance {SEED.score:.2f} {SEED_WORD}" in t)
+    relevant = sum(d.yes and not d.unsure for d in SEED.details)
+    unsure = sum(d.unsure for d in SEED.details)
+    noise = len(SEED.details) - relevant - unsure
+    assert f"**{relevant}** relevant · **{noise}** noise" in band
+    assert ("unsure" in band) is (unsure > 0) and "of 4 retrieved chunks" in band
     assert "judge **local**" in band
 
 
@@ -525,9 +546,10 @@ def test_presentation_mode_hides_the_editor():
     at = app()
     at.sidebar.toggle(key="present").set_value(True).run()
     assert not chunk_areas(at) and not at.text_area
-    assert any(m.value.startswith("# :green[PASS]") for m in at.markdown)
-    assert any(m.value.startswith("**context[0]** :green-badge[p 0.65") for m in at.markdown)
-    assert labels(at) == ["50% yes"]
+    assert any(m.value.startswith(f"# :{SEED_COLOUR}[{SEED_WORD}]") for m in at.markdown)
+    assert any(m.value.startswith(f"**context[0]** :green-badge[p {SEED.details[0].p:.2f}")
+               for m in at.markdown)
+    assert labels(at) == [SEED.label]
     at.sidebar.toggle(key="present").set_value(False).run()
     assert len(chunk_areas(at)) == 4
 
@@ -601,7 +623,8 @@ def test_the_live_toggle_is_offered_only_with_a_key_and_is_off_by_default(monkey
         at = live_app(monkeypatch, server.url)
         assert live_toggle(at).value is False
         chunk_areas(at)[1].set_value("Jev costs $42 per billion input tokens.").run()
-        assert "judge: local" in captions(at) and labels(at) == ["75% yes"]
+        assert "judge: local" in captions(at) and labels(at) == [
+            seed_scored("Jev costs $42 per billion input tokens.").label]
         assert not any("pending" in b for b in badges(at))
     assert config.requests == 0  # off: nothing is sent, as before
 
@@ -674,7 +697,7 @@ def test_a_live_hosted_error_is_one_line_beside_the_toggle_and_the_offline_verdi
         assert len(server.seen) == 2  # but once more when asked
     assert len(at.error) == 1 and "(401)" in shown(at.error[0].value)
     assert "the hosted judge did not answer" in captions(at)
-    assert labels(at) == ["50% yes"] and "judge: local" in captions(at)
+    assert labels(at) == [SEED.label] and "judge: local" in captions(at)
     drawn = order(at)
     first_error = next(i for i, e in enumerate(drawn) if e.startswith("error:"))
     first_area = next(i for i, e in enumerate(drawn) if e.startswith("text_area:"))
@@ -713,4 +736,4 @@ def test_a_link_with_too_many_chunks_says_so_and_opens_the_seed():
     at.query_params["case"] = share.encode(Case("q?", "a.", context=tuple("x" * 10_000)))
     at.run()
     assert any(f"at most {share.MAX_CHUNKS} chunks" in shown(w.value) for w in at.warning)
-    assert labels(at) == ["50% yes"]
+    assert labels(at) == [SEED.label]
