@@ -147,9 +147,13 @@ def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
                      f"{plural(len(report.packed.asked), 'question', 'questions')} in 1 request"
                      + (f" · :orange-badge[{inert(note)}]" if note else ""))
         st.markdown("  \n".join(lines))
-        if report.approximates:
-            with st.popover("judge card", width="content"):
-                st.markdown(judge_card(report.judge))
+
+
+def trust(report: Report) -> None:
+    """One click away: how far this offline judge agrees with human labels (the judge card)."""
+    if report.approximates:
+        with st.popover(f"How far to trust the {report.judge} judge", width="content"):
+            st.markdown(judge_card(report.judge))
 
 
 @st.cache_data(show_spinner=False)

@@ -644,6 +644,7 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
     draw.summary(report, len(case.context), case.blank_chunks(), stale, note=standing_in)
     header(report, elapsed, stale, standing_in)
     draw.cards(report, stale)
+    draw.trust(report)
     what_if(report)
     names = [n for n, r in report.results.items() if not r.skipped]
     if names:
