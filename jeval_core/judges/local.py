@@ -235,12 +235,12 @@ class LocalJudge(OfflineJudge):
             out[qid] = (q, x)
         # A chunk (or statement) is read among the others judged against the same question.
         said = [s for s in sentences.split(output) if case_signals.stems(s)]  # "…" says nothing
-        for (relation, against), ids in siblings.items():
+        for (relation, asked_as), ids in siblings.items():
             subjects = [operands[qid][0] for qid in ids]
-            cos = [_best(vectors, s, against) for s in subjects]
+            cos = [_best(vectors, s, asked_as) for s in subjects]
             top = subjects[int(np.argmax(cos))]
             for qid, subject, x in zip(ids, subjects, case_signals.chunk_signals(
-                    cos, against, subjects), strict=True):
+                    cos, asked_as, subjects), strict=True):
                 if relation == HELPS_ANSWER:
                     x = (*x, float(vectors[subject] @ vectors[top]), float(bool(said)),
                          max((case_signals.coverage(s, subject) for s in said), default=0.0))
