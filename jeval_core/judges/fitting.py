@@ -129,7 +129,7 @@ def unsure_band(p: np.ndarray, y: np.ndarray, poor: float = 0.65, width: float =
             nxt = edge + step
             while True:
                 lo, hi = sorted((edge, nxt))
-                inside = (p >= lo) & (p < hi) if step > 0 else (p >= lo) & (p < hi)
+                inside = (p >= lo) & (p < hi)
                 if inside.sum() >= least or not (0.0 <= nxt + step <= 1.0):
                     break
                 nxt += step
