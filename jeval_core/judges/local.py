@@ -35,6 +35,7 @@ from .lexical import profanity, stopwords
 
 if TYPE_CHECKING:
     from ..request import Packed
+    from .profile import Profile
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"\w+")
@@ -101,8 +102,9 @@ class LocalJudge(OfflineJudge):
     note = ("Embedded MiniLM similarity on calibrated curves, a numbers check and a profanity "
             "classifier: a fast offline approximation of the hosted Jev judge.")
 
-    def __init__(self, model: Embedder | None = None) -> None:
+    def __init__(self, model: Embedder | None = None, profile: Profile | None = None) -> None:
         self._model = model
+        self.profile = profile  # a person's refit of some curves (`jeval calibrate`)
         self._matched: OrderedDict[tuple[Any, ...], tuple[Span, ...]] = OrderedDict()
         self._matched_lock = threading.Lock()
 
@@ -119,9 +121,23 @@ class LocalJudge(OfflineJudge):
 
     def answer(self, packed: Packed) -> Answers:
         found = self.features(packed.asked, packed.case.output if packed.case else "")
-        p = {wid: probability(q.relation, x) for wid, (q, x) in found.items()}
+        p = {wid: self.probability(q.relation, x) for wid, (q, x) in found.items()}
         return Answers(p, evidence=self.evidence(packed.asked),
-                       unsure=calibration.unsure(calibration.LOCAL_UNSURE, packed.asked, p))
+                       unsure=calibration.unsure(self.bands, packed.asked, p))
+
+    def probability(self, relation: str, x: tuple[float, ...]) -> float:
+        """The built-in curve's p, or the profile's refit of it for the types it fitted."""
+        builtin = probability(relation, x)
+        curve = self.profile.curve(relation) if self.profile else None
+        return curve(x, builtin) if curve else builtin
+
+    @property
+    def bands(self) -> dict[str, tuple[float, float]]:
+        """The unsure bands: the profile's, measured on its held-out folds, where it refit."""
+        if self.profile is None:
+            return calibration.LOCAL_UNSURE
+        return {**calibration.LOCAL_UNSURE, **{r: self.profile.relations[r].unsure
+                                               for r in self.profile.used}}
 
     def evidence(self, questions: Mapping[str, Question]) -> dict[str, tuple[Span, ...]]:
         """Per question, the few words of its subject that drove p: the words that best match

@@ -1,0 +1,302 @@
+"""Calibration profiles: the local judge's curves refitted to a person's own labels.
+
+The cut that separates relevant chunks differs from one kind of text to the next, so the
+built-in curves are a starting point, not the truth. A profile reads the chunks a person
+labelled, computes the same signals the judge reads (the whole case in view), and refits
+per question type with k-fold cross-validation by case: no case is both fitted on and
+measured. Two refits are tried, a recalibration of the built-in p (two numbers, safe on
+few labels) and a refit of every signal on top of it; the one with the lower held-out
+log-loss is kept, and only if it beats the built-in curve. A type with too few labels is
+refused with the reason. The figures before and after are held-out figures, so a person
+can see what the profile is worth before using it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import JevalError
+from ..evaluators import chunk_relevance
+from ..questions import HELPS_ANSWER
+from . import calibration
+from .fitting import Verdicts, fit_signed, predict, unsure_band
+
+if TYPE_CHECKING:
+    from ..case import Case
+    from .local import LocalJudge
+
+VERSION = 1
+FOLDS = 5
+MIN_LABELS = 30  # of one question type
+MIN_EACH = 8  # of each answer (relevant and noise)
+MIN_CASES = 5  # cross-validation by case needs cases to hold out
+RIDGE = {"recalibrated": 1e-3, "refitted": 1.0}  # the refit keeps its signal weights small:
+# the built-in p stays its main input, so a few hundred labels shift it rather than replace it
+# The labels a person gives and the question type each one answers.
+LABELLED_RELATIONS = {HELPS_ANSWER: "chunk labels (relevant / noise)"}
+
+
+class ProfileError(JevalError):
+    """A profile that cannot be fitted or read: the message says why and how to mend it."""
+
+
+@dataclass(frozen=True)
+class Curve:
+    """p from the built-in p and the relation's signals.
+
+    "recalibrated": sigmoid(a + b * logit(built-in p)); "refitted": the same plus a weight
+    per signal. `weights` starts with the bias."""
+
+    kind: str
+    weights: tuple[float, ...]
+
+    def __call__(self, x: Sequence[float], builtin: float) -> float:
+        return float(predict(np.array(self.weights), np.array([_row(self.kind, x, builtin)]))[0])
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Held-out verdict figures at p >= 0.5 (AUC reads p itself)."""
+
+    n: int
+    positives: int
+    auc: float | None
+    accuracy: float
+    precision: float
+    recall: float
+    f1: float
+    always_no: float
+    log_loss: float
+
+    @classmethod
+    def of(cls, p: np.ndarray, y: np.ndarray) -> Figures:
+        v = Verdicts.of(p, y)
+        return cls(v.n, v.positives, v.auc, v.accuracy, v.precision, v.recall, v.f1,
+                   v.always_no, log_loss(p, y))
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """One question type of a profile: what it was fitted on and what it is worth."""
+
+    relation: str
+    labels: int
+    positives: int
+    cases: int
+    before: Figures | None = None  # the built-in curve on these labels (never fitted on them)
+    after: Figures | None = None  # the kept refit, cross-validated by case
+    curve: Curve | None = None  # None: refused, or the built-in curve was not beaten
+    unsure: tuple[float, float] = (0.5, 0.5)  # from the refit's held-out answers
+    note: str = ""  # why refused, or which refit was kept and why
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named set of refitted curves for one judge, and where they came from."""
+
+    name: str
+    judge: str
+    dataset_sha256: str
+    source: str
+    created: str
+    folds: int
+    relations: dict[str, Fitted] = field(default_factory=dict)
+    version: int = VERSION
+
+    def curve(self, relation: str) -> Curve | None:
+        fitted = self.relations.get(relation)
+        return fitted.curve if fitted else None
+
+    @property
+    def used(self) -> tuple[str, ...]:
+        """The question types this profile changes."""
+        return tuple(r for r, f in self.relations.items() if f.curve is not None)
+
+    @property
+    def fingerprint(self) -> str:
+        """A short sha256 of the profile's curves: a run records it beside the name."""
+        return hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()[:12]
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True, indent=1)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Profile:
+        """A profile from its JSON file; a clear ProfileError for anything else."""
+        try:
+            data = json.loads(text)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise ProfileError(f"not a calibration profile: the file is not JSON ({e})") from e
+        if not isinstance(data, dict) or "relations" not in data or "judge" not in data:
+            raise ProfileError("not a calibration profile: export one with `jeval calibrate "
+                               "DATA --name NAME --out FILE`")
+        if data.get("version") != VERSION:
+            raise ProfileError(f"calibration profile version {data.get('version')!r} is not "
+                               f"{VERSION}: fit it again with `jeval calibrate`")
+        try:
+            relations = {r: _fitted(f) for r, f in data["relations"].items()}
+            return cls(name=str(data["name"]), judge=str(data["judge"]),
+                       dataset_sha256=str(data["dataset_sha256"]), source=str(data["source"]),
+                       created=str(data["created"]), folds=int(data["folds"]),
+                       relations=relations)
+        except (KeyError, TypeError, ValueError) as e:
+            raise ProfileError(f"a damaged calibration profile ({type(e).__name__}: {e}): fit "
+                               "it again with `jeval calibrate`") from e
+
+
+def _fitted(d: Mapping[str, Any]) -> Fitted:
+    curve = d.get("curve")
+    if curve is not None:
+        kind = str(curve["kind"])
+        if kind not in RIDGE:
+            raise ValueError(f"unknown curve kind {kind!r}")
+        curve = Curve(kind, tuple(float(w) for w in curve["weights"]))
+        size = len(calibration.LOCAL_SIGNALS.get(d["relation"], ())) + 2
+        if len(curve.weights) != (2 if kind == "recalibrated" else size):
+            raise ValueError(f"{d['relation']} has {len(curve.weights)} weights")
+    return Fitted(
+        relation=str(d["relation"]), labels=int(d["labels"]), positives=int(d["positives"]),
+        cases=int(d["cases"]),
+        before=Figures(**d["before"]) if d.get("before") else None,
+        after=Figures(**d["after"]) if d.get("after") else None,
+        curve=curve, unsure=(float(d["unsure"][0]), float(d["unsure"][1])),
+        note=str(d.get("note", "")))
+
+
+def log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    q = np.clip(p, 1e-6, 1 - 1e-6)
+    return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
+
+
+def _logit(p: float) -> float:
+    q = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(q / (1 - q))
+
+
+def _row(kind: str, x: Sequence[float], builtin: float) -> list[float]:
+    return [_logit(builtin)] if kind == "recalibrated" else [_logit(builtin), *x]
+
+
+@dataclass(frozen=True)
+class LabelledChunks:
+    """One case's chunk questions with the person's labels: what a profile learns from."""
+
+    case: Case
+    labels: tuple[bool, ...]
+
+
+def _table(judge: LocalJudge, cases: Sequence[LabelledChunks]
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Signals, built-in p, label and case number per labelled chunk."""
+    from .local import probability
+
+    X, p0, y, group = [], [], [], []
+    for k, item in enumerate(cases):
+        questions = {q.id: q for q in chunk_relevance.questions(item.case)}
+        for qid, (q, x) in judge.features(questions, item.case.output).items():
+            i = int(qid[2:])
+            if i < len(item.labels):
+                X.append(x)
+                p0.append(probability(q.relation, x))
+                y.append(int(item.labels[i]))
+                group.append(k)
+    return (np.array(X, dtype=float), np.array(p0, dtype=float), np.array(y, dtype=int),
+            np.array(group, dtype=int))
+
+
+def folds(groups: np.ndarray, k: int) -> np.ndarray:
+    """A fold per row; every row of one case in the same fold, cases dealt round-robin in a
+    fixed shuffled order so that folds are balanced and a refit is repeatable."""
+    cases = np.unique(groups)
+    order = np.random.default_rng(len(cases)).permutation(cases)
+    fold_of = {int(c): n % k for n, c in enumerate(order)}
+    return np.array([fold_of[int(g)] for g in groups])
+
+
+def _design(kind: str, X: np.ndarray, p0: np.ndarray) -> np.ndarray:
+    logits = np.array([[_logit(p)] for p in p0])
+    return logits if kind == "recalibrated" else np.hstack([logits, X])
+
+
+def _signs(kind: str, relation: str) -> tuple[int, ...]:
+    return (1,) if kind == "recalibrated" else (1, *calibration.LOCAL_SIGNS[relation])
+
+
+def _cross_validated(kind: str, relation: str, X: np.ndarray, p0: np.ndarray, y: np.ndarray,
+                     fold: np.ndarray, k: int) -> np.ndarray:
+    """Each row's p from a fit on the other folds."""
+    A = _design(kind, X, p0)
+    out = np.empty(len(y))
+    for f in range(k):
+        test = fold == f
+        if not test.any():
+            continue
+        w = fit_signed(A[~test], y[~test], RIDGE[kind], None, _signs(kind, relation))
+        out[test] = predict(w, A[test])
+    return out
+
+
+def refused(relation: str, n: int, positives: int, cases: int) -> str | None:
+    """Why this many labels cannot be fitted honestly, or None when they can."""
+    negatives = n - positives
+    if n >= MIN_LABELS and min(positives, negatives) >= MIN_EACH and cases >= MIN_CASES:
+        return None
+    return (f"{relation}: {n} labels ({positives} yes, {negatives} no) in {cases} cases; "
+            f"an honest fit needs at least {MIN_LABELS} labels, {MIN_EACH} of each answer, "
+            f"in {MIN_CASES} cases: label more")
+
+
+def fit(cases: Sequence[LabelledChunks], name: str, dataset_sha256: str, source: str,
+        judge: LocalJudge | None = None, k: int = FOLDS) -> Profile:
+    """Refit the local judge to these labels; a refused type keeps the built-in curve."""
+    if not name.strip():
+        raise ProfileError("a calibration profile needs a name: give --name NAME")
+    if judge is None:
+        from .local import LocalJudge
+
+        judge = LocalJudge()
+    relation = HELPS_ANSWER
+    X, p0, y, group = _table(judge, cases)
+    n, positives, n_cases = len(y), int(y.sum()), len(np.unique(group))
+    reason = refused(relation, n, positives, n_cases)
+    if reason:
+        fitted = Fitted(relation, n, positives, n_cases, note=reason,
+                        before=Figures.of(p0, y) if n else None)
+    else:
+        fitted = _fit_relation(relation, X, p0, y, group, min(k, n_cases))
+    return Profile(name=name.strip(), judge="local", dataset_sha256=dataset_sha256,
+                   source=source, created=datetime.now(UTC).isoformat(timespec="seconds"),
+                   folds=min(k, max(n_cases, 1)), relations={relation: fitted})
+
+
+def _fit_relation(relation: str, X: np.ndarray, p0: np.ndarray, y: np.ndarray,
+                  group: np.ndarray, k: int) -> Fitted:
+    fold = folds(group, k)
+    before = Figures.of(p0, y)
+    tried = {kind: _cross_validated(kind, relation, X, p0, y, fold, k) for kind in RIDGE}
+    best = min(tried, key=lambda kind: log_loss(tried[kind], y))
+    after = Figures.of(tried[best], y)
+    common = dict(relation=relation, labels=len(y), positives=int(y.sum()),
+                  cases=len(np.unique(group)), before=before)
+    if after.log_loss >= before.log_loss:
+        return Fitted(**common, after=before,
+                      note=f"kept the built-in curve: no refit beat it on held-out folds "
+                           f"(log-loss {after.log_loss:.3f} vs {before.log_loss:.3f})")
+    w = fit_signed(_design(best, X, p0), y, RIDGE[best], None, _signs(best, relation))
+    return Fitted(**common, after=after, curve=Curve(best, tuple(float(v) for v in w)),
+                  unsure=unsure_band(tried[best], y),
+                  note=f"{best} on {len(y)} labels: held-out log-loss {after.log_loss:.3f} "
+                       f"vs {before.log_loss:.3f} for the built-in curve")
+
+
+def labelled(rows: Sequence[Any]) -> list[LabelledChunks]:
+    """The dataset rows that carry chunk labels (`context_labels`), as a profile reads them."""
+    return [LabelledChunks(r.case, tuple(r.labels)) for r in rows if r.labels is not None]

@@ -1,0 +1,65 @@
+"""How far a judge agrees with a person's labels: figures, intervals, the baseline."""
+
+import pytest
+
+from jeval_core.agreement import Judged, agreement, kappa
+
+
+def items(pairs, per_case=2):
+    """(p, label) pairs, `per_case` to a case."""
+    return [Judged(f"case {k // per_case}", f"chunk {k % per_case}", p, label)
+            for k, (p, label) in enumerate(pairs)]
+
+
+# 8 chunks: the judge gets 6 right; one confident false "relevant" (0.9), one missed (0.4).
+PAIRS = [(0.8, True), (0.1, False), (0.9, False), (0.2, False),
+         (0.7, True), (0.4, True), (0.3, False), (0.6, True)]
+
+
+def test_the_figures_are_those_of_the_confusion_counts():
+    a = agreement(items(PAIRS))
+    # tp 3, fp 1, fn 1, tn 3
+    assert a.accuracy.value == pytest.approx(6 / 8)
+    assert a.precision.value == pytest.approx(3 / 4)
+    assert a.recall.value == pytest.approx(3 / 4)
+    assert a.f1.value == pytest.approx(3 / 4)
+    assert a.always_no == pytest.approx(4 / 8)
+    assert (a.n, a.cases, a.positives, a.agreed) == (8, 4, 4, 6)
+
+
+def test_kappa_is_agreement_beyond_chance():
+    yes = [True, False, True, False, True, False, False, True]
+    truth = [True, False, False, False, True, True, False, True]
+    # observed 0.75; both say yes half the time, so chance is 0.5: kappa = 0.5
+    import numpy as np
+    assert kappa(np.array(yes), np.array(truth)) == pytest.approx(0.5)
+
+
+def test_every_interval_holds_its_figure_and_is_repeatable():
+    a = agreement(items(PAIRS * 5))
+    for figure in (a.accuracy, a.precision, a.recall, a.f1, a.auc, a.kappa):
+        assert figure.low <= figure.value <= figure.high
+        assert figure.low < figure.high
+    assert agreement(items(PAIRS * 5)).accuracy == a.accuracy
+
+
+def test_the_most_confident_disagreement_comes_first():
+    a = agreement(items(PAIRS))
+    assert [d.p for d in a.disagreements] == [0.9, 0.4]
+
+
+def test_a_figure_the_labels_cannot_define_is_none_not_zero():
+    a = agreement(items([(0.2, False), (0.7, False)]))
+    assert a.auc.value is None
+    assert a.recall.value is None
+    assert str(a.auc) == "n/a"
+
+
+def test_one_case_gives_figures_without_an_interval():
+    a = agreement(items(PAIRS, per_case=8))
+    assert a.accuracy.low is None and str(a.accuracy) == "0.75"
+    assert a.beats_always_no is None
+
+
+def test_nothing_labelled_has_no_agreement():
+    assert agreement([]) is None

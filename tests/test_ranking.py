@@ -1,0 +1,56 @@
+"""Ranking metrics of one retrieval, checked against values worked out by hand."""
+
+import math
+
+import pytest
+
+from jeval_core import ranking
+from jeval_core.errors import JevalError
+
+# The retriever's order: relevant at ranks 2 and 4 of 5.
+ORDER = (False, True, False, True, False)
+
+
+def test_precision_at_k_counts_missing_ranks_as_misses():
+    assert ranking.precision_at_k(ORDER, 2) == 0.5
+    assert ranking.precision_at_k((True,), 3) == pytest.approx(1 / 3)
+
+
+def test_recall_at_k_is_the_share_of_relevant_chunks_in_the_top_k():
+    assert ranking.recall_at_k(ORDER, 1) == 0.0
+    assert ranking.recall_at_k(ORDER, 2) == 0.5
+    assert ranking.recall_at_k(ORDER, 5) == 1.0
+
+
+def test_hit_rate_is_one_when_any_of_the_top_k_is_relevant():
+    assert ranking.hit_at_k(ORDER, 1) == 0.0
+    assert ranking.hit_at_k(ORDER, 2) == 1.0
+
+
+def test_reciprocal_rank_reads_the_first_relevant_chunk():
+    assert ranking.reciprocal_rank(ORDER) == 0.5
+    assert ranking.reciprocal_rank((False, False)) == 0.0
+
+
+def test_ndcg_divides_by_the_gain_of_the_best_order():
+    dcg = 1 / math.log2(3) + 1 / math.log2(5)
+    ideal = 1 / math.log2(2) + 1 / math.log2(3)
+    assert ranking.ndcg_at_k(ORDER, 5) == pytest.approx(dcg / ideal)
+    assert ranking.ndcg_at_k((True, True, False), 3) == 1.0
+
+
+def test_a_query_with_nothing_relevant_has_no_ndcg_or_recall_and_is_left_out_of_the_mean():
+    nothing = (False, False, False)
+    assert ranking.ndcg_at_k(nothing, 3) is None
+    assert ranking.recall_at_k(nothing, 3) is None
+    assert ranking.mean([ranking.ndcg_at_k(nothing, 3), ranking.ndcg_at_k(ORDER, 2)]) == \
+        pytest.approx(ranking.ndcg_at_k(ORDER, 2))
+
+
+def test_k_below_one_is_refused_with_the_reason():
+    with pytest.raises(JevalError, match="at least 1"):
+        ranking.ndcg_at_k(ORDER, 0)
+
+
+def test_the_judges_order_puts_the_highest_p_first_and_keeps_ties_in_retriever_order():
+    assert ranking.by_rank([0.2, 0.9, 0.2, 0.7]) == [1, 3, 0, 2]
