@@ -121,7 +121,7 @@ def agreement(items: Sequence[Judged], draws: int = DRAWS, seed: int = SEED) -> 
     y = np.array([i.label for i in items], dtype=int)
     point = _figures(p, y)
     cases = list(dict.fromkeys(i.case for i in items))
-    rows = {c: [] for c in cases}
+    rows: dict[str, list[int]] = {c: [] for c in cases}
     for k, item in enumerate(items):
         rows[item.case].append(k)
     groups = [np.array(rows[c]) for c in cases]

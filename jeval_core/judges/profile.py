@@ -17,7 +17,7 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -284,14 +284,13 @@ def _fit_relation(relation: str, X: np.ndarray, p0: np.ndarray, y: np.ndarray,
     tried = {kind: _cross_validated(kind, relation, X, p0, y, fold, k) for kind in RIDGE}
     best = min(tried, key=lambda kind: log_loss(tried[kind], y))
     after = Figures.of(tried[best], y)
-    common = dict(relation=relation, labels=len(y), positives=int(y.sum()),
-                  cases=len(np.unique(group)), before=before)
+    common = Fitted(relation, len(y), int(y.sum()), len(np.unique(group)), before=before)
     if after.log_loss >= before.log_loss:
-        return Fitted(**common, after=before,
+        return replace(common, after=before,
                       note=f"kept the built-in curve: no refit beat it on held-out folds "
                            f"(log-loss {after.log_loss:.3f} vs {before.log_loss:.3f})")
     w = fit_signed(_design(best, X, p0), y, RIDGE[best], None, _signs(best, relation))
-    return Fitted(**common, after=after, curve=Curve(best, tuple(float(v) for v in w)),
+    return replace(common, after=after, curve=Curve(best, tuple(float(v) for v in w)),
                   unsure=unsure_band(tried[best], y),
                   note=f"{best} on {len(y)} labels: held-out log-loss {after.log_loss:.3f} "
                        f"vs {before.log_loss:.3f} for the built-in curve")
