@@ -1,0 +1,84 @@
+"""`jeval calibrate DATA`: fit the local judge to a person's chunk labels, show what it is worth.
+
+Same contract as every command: one line per failure on stderr, exit 0 fitted, 2 bad input
+(no labels, too few to fit, a bad file or name).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .errors import SCORED
+
+
+def add_parser(sub: Any) -> None:
+    cal = sub.add_parser("calibrate", help="refit the local judge's curves to the labelled "
+                         "chunks of a dataset (context_labels) and save a calibration profile")
+    cal.add_argument("data", metavar="DATA", help="dataset with `context_labels` (JSONL, CSV "
+                     "or a JSON array)")
+    cal.add_argument("--judge", default="local", choices=("local",),
+                     help="the offline judge to fit (only local reads signals a fit can use)")
+    cal.add_argument("--name", help="the profile's name (default: the file's name)")
+    cal.add_argument("--folds", type=int, default=5,
+                     help="cross-validation folds, by case (default 5)")
+    cal.add_argument("--out", metavar="PROFILE.json",
+                     help="also write the profile to this JSON file (to share or import)")
+    cal.add_argument("--no-save", action="store_true",
+                     help="measure only: do not keep the profile in the run store")
+    cal.set_defaults(run=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from . import datasets
+    from .errors import CaseError
+    from .judges import profile
+
+    if not 2 <= args.folds <= 20:
+        raise CaseError(f"--folds {args.folds}: choose 2 to 20 folds")
+    data = datasets.load(args.data)
+    chunks = profile.labelled(data.rows)
+    if not chunks:
+        raise CaseError(f"{data.name} has no labelled chunks: give rows a `context_labels` "
+                        "list (1 relevant, 0 noise per chunk), or label them on the Dataset "
+                        "page and download the dataset")
+    name = (args.name or Path(data.name).stem).strip()
+    fitted = profile.fit(chunks, name, data.sha256, data.name, k=args.folds)
+    print(describe(fitted))
+    if not fitted.used:
+        reasons = "; ".join(f.note for f in fitted.relations.values())
+        raise CaseError(f"no curve was refitted ({reasons})")
+    if args.out:
+        Path(args.out).write_text(fitted.to_json() + "\n", encoding="utf-8")
+        print(f"wrote {args.out}")
+    if not args.no_save:
+        from .store import open_store
+
+        with open_store() as store:
+            store.save_profile(fitted)
+        print(f"saved profile {fitted.name!r}: use it with --calibration {fitted.name}")
+    return SCORED
+
+
+def describe(p: Any) -> str:
+    """The profile as a person reads it: per question type, labels and held-out figures."""
+    lines = [f"profile {p.name!r} for the {p.judge} judge, fitted on {p.source} "
+             f"(sha256 {p.dataset_sha256[:12]}), {p.folds}-fold cross-validation by case",
+             f"{'question type':16} {'labels':>7} {'yes':>5} {'cases':>6}  "
+             f"{'always no':>9}  {'before: AUC  acc   F1':22} {'after: AUC  acc   F1':22}"]
+    for relation, f in p.relations.items():
+        before, after = f.before, f.after
+        lines.append(f"{relation:16} {f.labels:>7} {f.positives:>5} {f.cases:>6}  "
+                     f"{before.always_no if before else float('nan'):>9.3f}  "
+                     f"{_fmt(before):22} {_fmt(after):22}")
+        lines.append(f"  {f.note}")
+    return "\n".join(lines)
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
+    auc = "  n/a" if v.auc is None else f"{v.auc:.3f}"
+    return f"{auc} {v.accuracy:.3f} {v.f1:.3f}"

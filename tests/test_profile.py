@@ -1,0 +1,101 @@
+"""Calibration profiles: the local judge refitted to a person's chunk labels."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from jeval_core import datasets
+from jeval_core.evaluators import chunk_relevance
+from jeval_core.judges import profile
+from jeval_core.judges.local import LocalJudge
+from jeval_core.request import pack
+
+LABELLED = Path(__file__).parent.parent / "assets" / "datasets" / "sample.jsonl"
+
+
+@pytest.fixture(scope="module")
+def judge():
+    return LocalJudge()
+
+
+@pytest.fixture(scope="module")
+def halves():
+    """The labelled cases in two parts by case: one to fit on, one only to measure."""
+    data = datasets.load(LABELLED)
+    rows = profile.labelled(data.rows)
+    return data, rows[0::2], rows[1::2]
+
+
+def chunk_p(judge, cases):
+    """Every labelled chunk's p from this judge, and its label."""
+    p, y = [], []
+    for item in cases:
+        packed = pack(item.case, [chunk_relevance.EVALUATOR])
+        answers = judge.answer(packed)
+        for qid in packed.asked:
+            p.append(answers.p[qid])
+            y.append(int(item.labels[int(qid[2:])]))
+    return np.array(p), np.array(y)
+
+
+def test_a_profile_fitted_on_one_part_agrees_better_with_the_labels_of_the_other(judge, halves):
+    data, fit_part, measured_part = halves
+    fitted = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
+    assert fitted.used == ("helps_answer",)
+    p0, y = chunk_p(judge, measured_part)
+    p1, _ = chunk_p(LocalJudge(judge.embedder, profile=fitted), measured_part)
+    assert profile.log_loss(p1, y) < profile.log_loss(p0, y)
+    assert np.mean((p1 >= 0.5) == y) > np.mean((p0 >= 0.5) == y)
+
+
+def test_the_profile_reports_cross_validated_figures_before_and_after(judge, halves):
+    data, fit_part, _ = halves
+    fitted = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
+    f = fitted.relations["helps_answer"]
+    assert f.after.log_loss < f.before.log_loss
+    assert f.labels == f.before.n == sum(len(c.labels) for c in fit_part)
+    assert f.cases == len(fit_part)
+
+
+def test_too_few_labels_are_refused_with_the_reason(judge, halves):
+    data, fit_part, _ = halves
+    fitted = profile.fit(fit_part[:3], "tiny", data.sha256, data.name, judge=judge)
+    assert fitted.used == ()
+    assert "an honest fit needs at least 30 labels" in fitted.relations["helps_answer"].note
+
+
+def test_a_profile_round_trips_through_its_json_file(judge, halves):
+    data, fit_part, _ = halves
+    fitted = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
+    again = profile.Profile.from_json(fitted.to_json())
+    assert again == fitted
+    assert again.fingerprint == fitted.fingerprint
+    assert again.dataset_sha256 == data.sha256
+
+
+@pytest.mark.parametrize("text, says", [
+    ("{", "not JSON"),
+    ('{"a": 1}', "not a calibration profile"),
+    ('{"version": 9, "judge": "local", "relations": {}}', "version 9"),
+])
+def test_a_file_that_is_not_a_profile_is_refused_clearly(text, says):
+    with pytest.raises(profile.ProfileError, match=says):
+        profile.Profile.from_json(text)
+
+
+def test_a_damaged_curve_is_refused(judge, halves):
+    data, fit_part, _ = halves
+    fitted = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
+    f = fitted.relations["helps_answer"]
+    broken = replace(fitted, relations={"helps_answer": replace(
+        f, curve=replace(f.curve, weights=f.curve.weights[:3]))})
+    with pytest.raises(profile.ProfileError, match="damaged"):
+        profile.Profile.from_json(broken.to_json())
+
+
+def test_a_profile_needs_a_name(judge, halves):
+    data, fit_part, _ = halves
+    with pytest.raises(profile.ProfileError, match="needs a name"):
+        profile.fit(fit_part, "  ", data.sha256, data.name, judge=judge)
