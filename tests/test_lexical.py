@@ -54,12 +54,14 @@ def test_flagged_share_counts_profane_tokens():
     assert lexical.flagged_share("a perfectly civil sentence") == 0.0
 
 
-def test_on_the_seed_case_chunks_one_and_four_are_relevant(seed_case):
+def test_on_the_seed_case_chunks_one_and_four_are_relevant_but_word_overlap_is_unsure(seed_case):
     result = score(seed_case, [E["chunk_relevance"]], lexical.LexicalJudge()).results[
         "chunk_relevance"]
-    assert [d.verdict for d in result.details] == [
-        "relevant", "not relevant", "not relevant", "relevant"]
+    assert [d.yes for d in result.details] == [True, False, False, True]
     assert result.label == "50% yes"
+    # Held-out verdicts of word overlap near 0.5 were right ~60% of the time: say so.
+    assert [d.verdict for d in result.details] == [
+        "unsure", "not relevant", "not relevant", "unsure"]
 
 
 def test_answers_are_deterministic(seed_case):
