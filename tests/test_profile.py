@@ -12,7 +12,7 @@ from jeval_core.judges import profile
 from jeval_core.judges.local import LocalJudge
 from jeval_core.request import pack
 
-LABELLED = Path(__file__).parent.parent / "assets" / "datasets" / "sample.jsonl"
+LABELLED = Path(__file__).parent.parent / "assets" / "datasets" / "labelled_helpdesk.jsonl"
 
 
 @pytest.fixture(scope="module")
