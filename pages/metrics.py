@@ -25,10 +25,6 @@ for evaluator in ALL:
             f"- **verdicts:** {evaluator.verdicts[0]} / {evaluator.verdicts[1]}\n" + aliases)
         st.caption("Question template, verbatim")
         st.code(evaluator.template, language=None, wrap_lines=True)
-        if evaluator.criteria:
-            st.caption("Criteria sent with it: true / false")
-            st.code(f"true:  {evaluator.criteria[0]}\nfalse: {evaluator.criteria[1]}",
-                    language=None, wrap_lines=True)
         cols = st.columns(3)
         docs = evaluator.docs
         for col, title, items in zip(
