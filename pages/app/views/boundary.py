@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from jeval_core.text import one_line
 from pages.app.views.text import inert
@@ -20,11 +21,16 @@ def error_line(message: str) -> None:
 
 
 @contextmanager
-def boundary(kept: str = "") -> Iterator[None]:
-    """Draw what raises inside as one line, never a traceback; `kept` says what survives
-    ("Your text is kept.")."""
+def boundary(kept: str = "", where: DeltaGenerator | None = None) -> Iterator[None]:
+    """Draw what raises inside as one line (in `where`, else here), never a traceback;
+    `kept` says what survives ("Your text is kept.")."""
     try:
         yield
     except Exception as err:
-        error_line(f"Something went wrong on this page ({type(err).__name__}: "
+        message = (f"Something went wrong on this page ({type(err).__name__}: "
                    f"{one_line(err, 200)}).{' ' + kept if kept else ''} Please report this.")
+        if where is None:
+            error_line(message)
+        else:
+            with where.container():
+                error_line(message)
