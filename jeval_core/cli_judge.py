@@ -40,7 +40,7 @@ def hosted_judge(base_url: str | None, model: str | None, name: str | None = Non
 
         typed = getpass.getpass(f"Jev API key for {url} (input hidden; Enter for none): ")
         key = Secret(typed) if typed.strip() else None
-    judge = judges.get(name or judges.hosted_name() or "jev", api_key=key, base_url=url,
+    judge = judges.get(name or judges.hosted_name() or "", api_key=key, base_url=url,
                        model=(model or "").strip() or wire.DEFAULT_MODEL)
     assert isinstance(judge, JevJudge)  # the one hosted protocol: a Jev-compatible server
     return judge

@@ -221,12 +221,7 @@ def results(dataset: Dataset, found: Comparison) -> None:
 
 
 def body() -> None:
-    finished = progress.collect(JOB)
-    if finished is not None:
-        if finished.error:
-            st.session_state["cmp_error"] = finished.error
-        if finished.result:
-            st.session_state["cmp_result"] = finished.result
+    progress.collect_into(JOB, "cmp_error", "cmp_result")
     dataset = datasets.pick_dataset("cmp")
     if dataset is not None:
         with st.expander(inert(f"Preview: {dataset.name}"), expanded=False):

@@ -88,12 +88,7 @@ def settings(dataset: Dataset) -> None:
 
 
 def body() -> None:
-    finished = progress.collect(JOB)
-    if finished is not None:
-        if finished.error:
-            st.session_state["ds_error"] = finished.error
-        if finished.result:
-            st.session_state["ds_run"] = finished.result
+    progress.collect_into(JOB, "ds_error", "ds_run")
     dataset = datasets.pick_dataset("ds")
     if dataset is not None:
         quiet = st.session_state.get("ds_run") is None and not progress.running(JOB)

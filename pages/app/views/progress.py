@@ -18,6 +18,16 @@ def collect(key: str) -> jobs.Job | None:
     return job
 
 
+def collect_into(key: str, error_slot: str, result_slot: str) -> None:
+    """A finished job's error and result under the keys where the page reads them."""
+    finished = collect(key)
+    if finished is not None:
+        if finished.error:
+            st.session_state[error_slot] = finished.error
+        if finished.result:
+            st.session_state[result_slot] = finished.result
+
+
 def running(key: str) -> bool:
     job = st.session_state.get(key)
     return job is not None and not job.done
