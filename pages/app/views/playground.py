@@ -577,8 +577,10 @@ def what_if(report: Report) -> None:
 def compare(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
     """local and lexical on the same case (offline, cached), and Jev's when it scored it."""
     if not st.toggle("Score this case with each judge", key="compare_on"):
-        st.caption("Scores the same case with the local and lexical judges and shows p per "
-                   "question in columns (Jev's too once it has scored this case).")
+        offline = " and ".join(judges.offline_names())
+        hosted = judges.entry(judges.hosted_name() or judges.DEFAULT).title
+        st.caption(f"Scores the same case with the {offline} judges and shows p per question "
+                   f"in columns ({hosted}'s too once it has scored this case).")
         return
     reports: dict[str, Report] = {}
     names = tuple(e.name for e in chosen)
@@ -595,7 +597,7 @@ def compare(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
 
 
 def presentation(case: Case, report: Report | None, stale: bool,
-                 per_chunk: dict[int, dict], standing_in: str | None = None) -> None:
+                 per_chunk: dict[int, DetailRow], standing_in: str | None = None) -> None:
     """For demos: no editor; the verdict large, the question and answer, chunk cards."""
     if report is None:
         st.info("Nothing scored yet: switch presentation mode off to edit and score.")

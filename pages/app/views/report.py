@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pyarrow as pa
 import streamlit as st
 
-from jeval_core import Report, export
+from jeval_core import Report, export, judges
 from jeval_core.address import Address
 from jeval_core.evaluators import EVALUATORS, Evaluator
 from jeval_core.judges.card import card as measured_card
@@ -173,7 +173,8 @@ def detail(report: Report, name: str, focus: int | None = None,
     st.vega_lite_chart(chart(bars, EVALUATORS[name]), width="stretch", key=key,
                        on_select=(lambda: on_pick(key)) if on_pick else "ignore",
                        selection_mode="pick" if on_pick else None)
-    why(raw)
+    if judges.known(report.judge) and judges.entry(report.judge).explains:
+        why(raw)
 
 
 def question_rows(report: Report) -> list[dict]:
