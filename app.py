@@ -12,12 +12,12 @@ ASSETS = Path(__file__).resolve().parent / "assets"
 
 
 def main() -> None:
-    from pages import session
+    from pages.app import case, sidebar
 
     st.set_page_config(page_title="jeval playground", page_icon=str(ASSETS / "icon.png"),
                        layout="wide")
     st.logo(str(ASSETS / "logo.png"), size="large")
-    session.ensure_case()  # before the sidebar: a share link may choose the judge
+    case.ensure_case()  # before the sidebar: a share link may choose the judge
     # st.navigation comes before any widget of this file: a widget's id includes the hash of
     # the script that draws it, and this file's must be the same on every run.
     page = st.navigation([
@@ -28,15 +28,15 @@ def main() -> None:
         st.Page("pages/metrics.py", title="Metrics", url_path="evaluators"),
     ])
     if page.title in ("Playground", "Dataset", "Compare"):  # Metrics and Dashboard judge nothing
-        session.judge_settings()
+        sidebar.judge_settings()
     if page.title == "Playground":
-        session.presentation_toggle()
+        sidebar.presentation_toggle()
     page.run()
 
 
 if __name__ == "__main__":  # a visitor's run
     main()
 else:  # imported by `streamlit run app.py` (or an ASGI server) to serve the app
-    from pages.server import lifespan
+    from pages.app.server import lifespan
 
     app = st.App(__file__, lifespan=lifespan)

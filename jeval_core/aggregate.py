@@ -7,7 +7,6 @@ items, no predicted positives) are None, never a made-up 0.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -126,7 +125,6 @@ def auc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
 
 KS = (1, 3, 5)
 CHUNK_RELEVANCE = "chunk_relevance"
-_CHUNK = re.compile(r"context\[(\d+)\]")
 
 
 class Scored(Protocol):
@@ -173,6 +171,12 @@ class EvaluatorSummary:
                 "failed": self.failed, "mean_score": self.mean_score,
                 "pass_rate": self.pass_rate}
 
+    @classmethod
+    def from_dict(cls, name: str, data: Mapping[str, Any]) -> EvaluatorSummary:
+        return cls(name, int(data.get("scored", 0)), int(data.get("skipped", 0)),
+                   int(data.get("passed", 0)), int(data.get("failed", 0)),
+                   data.get("mean_score"))
+
 
 @dataclass(frozen=True)
 class ChunkSummary:
@@ -189,6 +193,12 @@ class ChunkSummary:
         return {"cases": self.cases, "chunks": self.chunks, "tp": v.tp, "fp": v.fp,
                 "fn": v.fn, "tn": v.tn, "precision": v.precision, "recall": v.recall,
                 "f1": v.f1, "accuracy": v.accuracy, "auc": self.auc}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ChunkSummary:
+        counts = VerdictMetrics(*(int(data.get(k, 0)) for k in ("tp", "fp", "fn", "tn")))
+        return cls(int(data.get("cases", 0)), int(data.get("chunks", 0)), counts,
+                   data.get("auc"))
 
 
 def _at_k(rankings: Sequence[Sequence[bool]], ks: Sequence[int]) -> dict[int, float | None]:
@@ -225,6 +235,16 @@ class RankingSummary:
                 "reranked": named(self.reranked),
             },
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RankingSummary:
+        def at_k(values: Mapping[str, float | None] | None) -> dict[int, float | None]:
+            return {int(k.removeprefix("p@")): v for k, v in (values or {}).items()}
+
+        again = data.get("reranked") or {}
+        return cls(str(data.get("source", "labels")), int(data.get("cases", 0)),
+                   at_k(data.get("retriever")), int(again.get("cases", 0)),
+                   at_k(again.get("retriever")), at_k(again.get("reranked")))
 
 
 def _ranking(source: str, orders: Sequence[tuple[Sequence[bool], Sequence[bool] | None]],
@@ -281,16 +301,33 @@ class Summary:
                       "cost_usd": self.cost_usd},
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Summary:
+        """The summary `to_dict` wrote (a stored run's aggregates); a key an older jeval did
+        not write reads as its default."""
+        def part(key: str, read: Any) -> Any:
+            found = data.get(key)
+            return read(found) if found else None
+
+        usage = data.get("usage") or {}
+        return cls(
+            cases=int(data.get("cases", 0)), passed=int(data.get("passed", 0)),
+            failed=int(data.get("failed", 0)), errored=int(data.get("errored", 0)),
+            unscored=int(data.get("unscored", 0)), pending=int(data.get("pending", 0)),
+            evaluators={name: EvaluatorSummary.from_dict(name, e)
+                        for name, e in (data.get("evaluators") or {}).items()},
+            chunks=part("chunks", ChunkSummary.from_dict),
+            ranking=part("ranking", RankingSummary.from_dict),
+            judge_ranking=part("judge_ranking", RankingSummary.from_dict),
+            input_tokens=int(usage.get("input_tokens", 0)),
+            requests=int(usage.get("requests", 0)), cost_usd=float(usage.get("cost_usd", 0.0)))
+
 
 def chunk_verdicts(result: Result) -> dict[int, tuple[bool, float]]:
     """chunk_relevance's (yes, p) by context index. Blank chunks are not asked, so the
-    index is read from what each detail judged (`context[i]`), never from its position."""
-    out: dict[int, tuple[bool, float]] = {}
-    for d in result.details:
-        match = _CHUNK.fullmatch(d.judged)
-        if match:
-            out[int(match.group(1))] = (d.yes, d.p)
-    return out
+    index is read from what each detail judged (its address), never from its position."""
+    return {d.address.chunk: (d.yes, d.p) for d in result.details
+            if d.address.whole_chunk and d.address.chunk is not None}
 
 
 def summarise(rows: Sequence[DatasetRow], outcomes: Iterable[Scoring],

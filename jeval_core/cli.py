@@ -31,8 +31,6 @@ from .errors import BAD_INPUT, FAILED, INTERNAL, SCORED  # noqa: E402
 
 if TYPE_CHECKING:
     from .casefile import CaseFile
-    from .judges import Judge
-    from .judges.jev import JevJudge
     from .scoring import Report
 
 INTERRUPTED = 130
@@ -91,9 +89,10 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _build_parser() -> _Parser:
-    from . import __version__, judges
+    from . import __version__, judges, wire
     from .evaluators import NAMES
 
+    model = wire.DEFAULT_MODEL
     parser = _Parser(prog="jeval", description="Evaluate RAG outputs with one packed judge "
                      "request: chunk relevance, faithfulness, hallucination and more.")
     parser.add_argument("--version", action="version", version=f"jeval {__version__}")
@@ -107,7 +106,7 @@ def _build_parser() -> _Parser:
     request = sub.add_parser("request", help="print the System One request body (dry run)")
     request.add_argument("case", metavar="CASE.json", help=case_help)
     request.add_argument("--evaluators", help=evaluators_help)
-    request.add_argument("--model", help="model name sent in the body (default: jev-latest)")
+    request.add_argument("--model", help=f"model name sent in the body (default: {model})")
     request.set_defaults(run=_run_request)
 
     scorer = sub.add_parser("score", help="score one or more cases and print the results")
@@ -115,12 +114,12 @@ def _build_parser() -> _Parser:
     scorer.add_argument("--evaluators", help=evaluators_help)
     scorer.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                         help=threshold_help)
-    scorer.add_argument("--judge", default=judges.DEFAULT, choices=judges.NAMES,
+    scorer.add_argument("--judge", default=judges.DEFAULT, choices=judges.names(),
                         help=f"who answers the questions (default: {judges.DEFAULT}, offline); "
                         "jev reads its key from TYPESAFE_API_KEY or asks for it")
     scorer.add_argument("--base-url", help="Jev-compatible server for --judge jev "
                         "(default: $TYPESAFE_BASE_URL or https://api.typesafe.ai)")
-    scorer.add_argument("--model", help="model for --judge jev (default: jev-latest)")
+    scorer.add_argument("--model", help=f"model for --judge jev (default: {model})")
     scorer.add_argument("--format", default="text", choices=("json", "text"))
     scorer.add_argument("--check", action="store_true",
                         help="exit 1 when any case does not pass (for CI gates)")
@@ -128,7 +127,7 @@ def _build_parser() -> _Parser:
 
     from . import cli_run
 
-    cli_run.add_parser(sub, evaluators_help, threshold_help)
+    cli_run.add_parser(sub, evaluators_help, threshold_help, model)
     cli_run.add_runs_parser(sub)
 
     models = sub.add_parser("models", help="list the models a Jev-compatible server offers")
@@ -160,6 +159,8 @@ def _run_score(args: argparse.Namespace) -> int:
     if "-" in args.cases and len(args.cases) > 1:
         raise CaseError("- (standard input) cannot be mixed with case files")
     loaded = [_load(path, args.evaluators) for path in args.cases]
+    from .cli_judge import chosen_judge
+
     extra = evaluators.thresholds(args.threshold)
     judge = chosen_judge(args)
     try:
@@ -180,7 +181,9 @@ def _run_score(args: argparse.Namespace) -> int:
 
 
 def _run_models(args: argparse.Namespace) -> int:
-    judge = _jev(args.base_url, None)
+    from .cli_judge import hosted_judge
+
+    judge = hosted_judge(args.base_url, None)
     try:
         listed = judge.models()
     finally:
@@ -188,32 +191,6 @@ def _run_models(args: argparse.Namespace) -> int:
     for model in listed:
         print(f"{model.name:24} {model.release_date:12} {model.description}".rstrip())
     return SCORED
-
-
-def chosen_judge(args: argparse.Namespace) -> Judge:
-    """The judge `--judge` names; `--base-url` and `--model` only for the hosted one."""
-    from . import judges
-    from .errors import CaseError
-
-    if args.judge == "jev":
-        return _jev(args.base_url, args.model)
-    if args.base_url or args.model:
-        raise CaseError(f"--base-url and --model are for --judge jev, not {args.judge}")
-    return judges.get(args.judge)
-
-
-def _jev(base_url: str | None, model: str | None) -> JevJudge:
-    """The hosted judge; its key comes from the environment or a hidden prompt, never argv."""
-    from .judges.jev import JevJudge, Secret, key_from_env, normalise_base_url
-
-    url = normalise_base_url(base_url)
-    key = key_from_env(url)
-    if key is None and sys.stdin.isatty():
-        import getpass
-
-        typed = getpass.getpass(f"Jev API key for {url} (input hidden; Enter for none): ")
-        key = Secret(typed) if typed.strip() else None
-    return JevJudge(api_key=key, base_url=url, model=(model or "").strip() or "jev-latest")
 
 
 def _load(path: str, evaluators_arg: str | None) -> CaseFile:

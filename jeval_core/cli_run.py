@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .errors import FAILED, JUDGE_FAILED, SCORED
-from .text import one_line
+from .text import number, one_line, percent
 
 if TYPE_CHECKING:
     from .aggregate import Summary
     from .runs import Progress, RunOutcome
 
 
-def add_parser(sub: Any, evaluators_help: str, threshold_help: str) -> None:
+def add_parser(sub: Any, evaluators_help: str, threshold_help: str, model: str) -> None:
     from . import judges
 
     run = sub.add_parser("run", help="score a dataset (JSONL, CSV or a JSON array) and keep "
@@ -32,11 +32,11 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str) -> None:
     run.add_argument("--evaluators", help=evaluators_help + " (default: each row's own)")
     run.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                      help=threshold_help)
-    run.add_argument("--judge", choices=judges.NAMES,
+    run.add_argument("--judge", choices=judges.names(),
                      help=f"who answers (default: {judges.DEFAULT}, offline; a resumed run "
                      "keeps its own)")
     run.add_argument("--base-url", help="Jev-compatible server for --judge jev")
-    run.add_argument("--model", help="model for --judge jev (default: jev-latest)")
+    run.add_argument("--model", help=f"model for --judge jev (default: {model})")
     run.add_argument("--name", help="a name for the run in the history (default: the file "
                      "and the judge)")
     run.add_argument("--out", metavar="RESULTS.jsonl",
@@ -93,7 +93,7 @@ def main(args: argparse.Namespace) -> int:
                 print(f"jeval: resuming run {run_id[:8]}: {retry} case(s) without a report "
                       "are scored again", file=sys.stderr)
         else:
-            from .cli import chosen_judge
+            from .cli_judge import chosen_judge
 
             args.judge = args.judge or _default_judge()
             judge = chosen_judge(args)
@@ -147,14 +147,15 @@ def _reported(store: Any, run_id: str) -> int:
 def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
     """The judge a stored run was scored by, with its model and server; a flag that says
     otherwise is refused, naming the stored value."""
-    from .cli import chosen_judge
+    from . import judges
+    from .cli_judge import chosen_judge
     from .errors import CaseError
 
     short = stored.id[:8]
     if args.judge is not None and args.judge != stored.judge:
         raise CaseError(f"run {short} is scored by the {stored.judge} judge, not {args.judge}: "
                         f"resume it with --judge {stored.judge} (or leave --judge out)")
-    if stored.judge != "jev":
+    if not judges.is_hosted(stored.judge):
         args.judge = stored.judge
         return chosen_judge(args)
     from .judges.jev import normalise_base_url
@@ -166,7 +167,7 @@ def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
             normalise_base_url(args.base_url) != stored.base_url):
         raise CaseError(f"run {short} is scored by {one_line(stored.base_url, 100)}: leave "
                         "--base-url out to resume it against that server")
-    args.judge, args.model = "jev", stored.model
+    args.judge, args.model = stored.judge, stored.model
     args.base_url = stored.base_url or args.base_url
     return chosen_judge(args)
 
@@ -215,7 +216,8 @@ def _write_out(path: str, dataset: Any, outcome: RunOutcome, reports_of: str | N
         from .store import open_store
 
         with open_store() as store:
-            stored = {row.index: row.report for row in store.cases(reports_of)}
+            stored = {row.index: row.report.to_dict() for row in store.cases(reports_of)
+                      if row.report is not None}
     lines = []
     for index, row in enumerate(dataset.rows):
         o = outcome.outcomes.get(index)
@@ -262,46 +264,36 @@ class Bar:
             self.drawn = False
 
 
-def _pct(value: float | None) -> str:
-    from .text import percent
-
-    return percent(value)
-
-
-def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
-
-
 def render_summary(outcome: RunOutcome) -> str:
     """The run's aggregates as plain tables."""
     s: Summary = outcome.summary
     run = outcome.run
     lines = [f"run {run.id[:8]} · {run.name} · judge {run.judge} · {run.status}",
              f"cases: {s.cases} · passed {s.passed} · failed {s.failed} · errors {s.errored}"
-             f" · pass rate {_pct(s.pass_rate)} · {s.input_tokens:,} input tokens · "
+             f" · pass rate {percent(s.pass_rate)} · {s.input_tokens:,} input tokens · "
              f"${s.cost_usd:.6f}", ""]
     rows: list[Sequence[str]] = [("evaluator", "cases", "mean score", "pass rate", "skipped")]
-    rows += [(name, str(e.scored), _num(e.mean_score), _pct(e.pass_rate), str(e.skipped))
+    rows += [(name, str(e.scored), number(e.mean_score), percent(e.pass_rate), str(e.skipped))
              for name, e in s.evaluators.items()]
     lines += _table(rows)
     if s.chunks is not None:
         c = s.chunks
         v = c.verdicts
         lines += ["", f"chunk verdicts vs labels ({c.chunks} chunks in {c.cases} cases): "
-                  f"precision {_num(v.precision)} · recall {_num(v.recall)} · F1 {_num(v.f1)}"
-                  f" · accuracy {_num(v.accuracy)} · AUC {_num(c.auc)}"]
+                  f"precision {number(v.precision)} · recall {number(v.recall)} · F1 {number(v.f1)}"
+                  f" · accuracy {number(v.accuracy)} · AUC {number(c.auc)}"]
     for ranking in (s.ranking, s.judge_ranking):
         if ranking is None:
             continue
         by = "labels" if ranking.source == "labels" else "the judge's verdicts"
         rows = [(f"precision@k (relevance from {by})", *[f"p@{k}" for k in ranking.retriever])]
         rows.append((f"retriever, {ranking.cases} cases",
-                     *[_num(v) for v in ranking.retriever.values()]))
+                     *[number(v) for v in ranking.retriever.values()]))
         if ranking.reranked_cases:
             rows.append((f"retriever, the {ranking.reranked_cases} reranked cases",
-                         *[_num(v) for v in ranking.retriever_on_reranked.values()]))
+                         *[number(v) for v in ranking.retriever_on_reranked.values()]))
             rows.append((f"reranked, {ranking.reranked_cases} cases",
-                         *[_num(v) for v in ranking.reranked.values()]))
+                         *[number(v) for v in ranking.reranked.values()]))
         lines += ["", *_table(rows)]
     return "\n".join(lines)
 
@@ -326,7 +318,7 @@ def list_runs(args: argparse.Namespace) -> int:
         rows: list[Sequence[str]] = [("run", "started (UTC)", "name", "dataset", "judge",
                                       "cases", "pass rate", "status")]
         rows += [(r.id[:8], r.started_at.strftime("%Y-%m-%d %H:%M"), one_line(r.name, 50),
-                  one_line(r.dataset, 40), r.judge, f"{r.done}/{r.cases}", _pct(r.pass_rate),
+                  one_line(r.dataset, 40), r.judge, f"{r.done}/{r.cases}", percent(r.pass_rate),
                   r.status) for r in found]
     print("\n".join(_table(rows)) if found else "no runs yet: jeval run DATA")
     return SCORED

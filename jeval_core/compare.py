@@ -20,17 +20,19 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
-from typing import Any
 
 from . import evaluators as registry
+from . import verdicts
+from .address import Address
 from .aggregate import KS, RankingSummary, Scoring, Summary, summarise
 from .datasets import Dataset, DatasetRow
 from .errors import JevalError
 from .evaluators import Evaluator
 from .judges.base import Judge
+from .records import CaseRow
 from .results import Result, is_yes
-from .runs import Progress, StoredOutcome, StoredReport, open_run, run_dataset
-from .store import CaseRow, Store
+from .runs import Progress, StoredOutcome, open_run, run_dataset
+from .store import Store
 
 DISAGREEMENTS = 20  # questions kept per pair of judges, largest gap in p first
 
@@ -63,7 +65,7 @@ class Disagreement:
     case_id: str
     evaluator: str
     question_id: str
-    judged: str  # what the question is about: `context[2]`, `output[0]`
+    address: Address  # what the question is about: chunk 2, a sentence of the output...
     question: str  # verbatim
     p_a: float
     p_b: float
@@ -75,13 +77,6 @@ class Disagreement:
     @property
     def verdicts_differ(self) -> bool:
         return is_yes(self.p_a) != is_yes(self.p_b)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "case_id": self.case_id, "evaluator": self.evaluator,
-                "question_id": self.question_id, "judged": self.judged,
-                "question": self.question, "p_a": self.p_a, "p_b": self.p_b, "gap": self.gap,
-                "verdicts_differ": self.verdicts_differ}
-
 
 @dataclass(frozen=True)
 class Agreement:
@@ -107,15 +102,6 @@ class Agreement:
         """Share of cases with the same overall pass/fail."""
         return self.same_cases / self.cases if self.cases else None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "questions": self.questions, "same": self.same,
-                "rate": self.rate, "correlation": self.correlation, "cases": self.cases,
-                "same_cases": self.same_cases, "case_rate": self.case_rate,
-                "by_evaluator": {name: {"questions": q, "same": s, "rate": s / q if q else None}
-                                 for name, (q, s) in self.by_evaluator.items()},
-                "disagreements": [d.to_dict() for d in self.disagreements]}
-
-
 @dataclass(frozen=True)
 class JudgeRun:
     """One judge's pass over the dataset: its stored run and its summary (chunk verdicts
@@ -126,11 +112,6 @@ class JudgeRun:
     run_id: str | None = None
     status: str = "finished"
     first_error: str | None = None  # why the first case it could not answer was not scored
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"judge": self.judge, "run_id": self.run_id, "status": self.status,
-                "first_error": self.first_error, "summary": self.summary.to_dict()}
-
 
 @dataclass(frozen=True)
 class RankPrecision:
@@ -147,36 +128,12 @@ class RankPrecision:
     reranked: float | None = None
     reranked_cases: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"rank": self.rank, "retriever": self.retriever,
-                "retriever_cases": self.retriever_cases,
-                "retriever_on_reranked": self.retriever_on_reranked,
-                "reranked": self.reranked, "reranked_cases": self.reranked_cases}
-
-
 LabelOrder = tuple[Sequence[bool], Sequence[bool] | None]
 
 
 def orders_of_rows(rows: Iterable[DatasetRow]) -> list[LabelOrder]:
     """Per labelled row: relevance in the retriever's order and, if given, the reranked one."""
     return [(r.labels, r.reranked_labels()) for r in rows if r.labels is not None]
-
-
-def orders_of_cases(cases: Iterable[Mapping[str, Any]]) -> list[LabelOrder]:
-    """The same from stored cases (a row's `to_dict()`: `context_labels`, `reranked`)."""
-    out: list[LabelOrder] = []
-    for case in cases:
-        labels = case.get("context_labels")
-        if not isinstance(labels, list):
-            continue
-        relevant = [bool(x) for x in labels]
-        order = case.get("reranked")
-        again = None
-        if isinstance(order, list) and all(isinstance(i, int) and 0 <= i < len(relevant)
-                                           for i in order):
-            again = [relevant[i] for i in order]
-        out.append((relevant, again))
-    return out
 
 
 def precision_by_rank(orders: Sequence[LabelOrder]) -> list[RankPrecision]:
@@ -209,17 +166,9 @@ class Comparison:
     by_rank: list[RankPrecision] = field(default_factory=list)
     cancelled: bool = False  # stopped early: the numbers cover the cases that finished
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"dataset": self.dataset, "cancelled": self.cancelled,
-                "judges": [j.to_dict() for j in self.judges],
-                "pairs": [p.to_dict() for p in self.pairs],
-                "ranking": self.ranking.to_dict() if self.ranking else None,
-                "by_rank": [r.to_dict() for r in self.by_rank]}
-
-
-def _answers(result: Result) -> dict[str, tuple[float, str, str]]:
+def _answers(result: Result) -> dict[str, tuple[float, Address, str]]:
     """A result's questions by id: (p, what it judged, the question verbatim)."""
-    return {d.id: (d.p, d.judged, d.question) for d in result.details}
+    return {d.id: (d.p, d.address, d.question) for d in result.details}
 
 
 def agreement(rows: Sequence[DatasetRow], a: str, outcomes_a: Mapping[int, Scoring],
@@ -339,8 +288,7 @@ def run_judges(
             if cancel is None or not cancel.is_set():
                 raise
             stopped = True
-            outcomes[judge.name] = {row.index: StoredOutcome(row.index, StoredReport.of(row),
-                                                             row.error)
+            outcomes[judge.name] = {row.index: StoredOutcome(row.index, row.report, row.error)
                                     for row in store.cases(run_id)}
             runs[judge.name] = (run_id, "cancelled")
             break
@@ -369,12 +317,11 @@ def _with_questions(found: Comparison, store: Store) -> Comparison:
         if run_id is None:
             continue
         for row in store.cases(run_id):
-            if row.index not in indices or row.report is None:
+            if row.index not in indices:
                 continue
-            for name, result in (row.report.get("results") or {}).items():
-                for detail in result.get("details") or ():
-                    texts[(judge, row.index, name, detail.get("id", ""))] = str(
-                        detail.get("question", ""))
+            for name, result in row.results.items():
+                for detail in result.details:
+                    texts[(judge, row.index, name, detail.id)] = detail.question
     pairs = [replace(pair, disagreements=[
         d if d.question else replace(d, question=texts.get(
             (pair.a, d.index, d.evaluator, d.question_id), ""))
@@ -396,12 +343,6 @@ class Flip:
     why_before: str
     why_after: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"case_id": self.case_id, "input": self.input, "before": self.before,
-                "after": self.after, "why_before": self.why_before,
-                "why_after": self.why_after}
-
-
 @dataclass(frozen=True)
 class RunDiff:
     """Run A against run B, matched by case id."""
@@ -420,23 +361,11 @@ class RunDiff:
     def to_pass(self) -> int:
         return sum(1 for f in self.flips if f.before is False and f.after is True)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"matched": self.matched, "same": self.same, "only_a": self.only_a,
-                "only_b": self.only_b, "to_fail": self.to_fail, "to_pass": self.to_pass,
-                "flips": [f.to_dict() for f in self.flips]}
-
-
-def _results(row: CaseRow) -> dict[str, dict[str, Any]]:
-    report = row.report or {}
-    results = report.get("results")
-    return results if isinstance(results, dict) else {}
-
-
-def _verdict_line(name: str, result: Mapping[str, Any]) -> str:
-    if result.get("skipped") or result.get("score") is None:
-        return f"{name} skipped: {result.get('reason', '')}".strip()
-    word = "PASS" if result.get("passed") else "FAIL"
-    return f"{name} {float(result['score']):.2f} {word}: {result.get('reason', '')}".strip()
+def _verdict_line(name: str, result: Result) -> str:
+    verdict = verdicts.of_result(result)
+    if result.skipped:
+        return f"{name} {verdict}: {result.reason}".strip()
+    return f"{name} {result.score:.2f} {verdict}: {result.reason}".strip()
 
 
 def _why(mine: CaseRow, other: CaseRow | None) -> str:
@@ -444,11 +373,10 @@ def _why(mine: CaseRow, other: CaseRow | None) -> str:
     run's, else the failing ones, else every one; an error when the case was not scored."""
     if mine.report is None:
         return f"not scored: {mine.error or 'no result'}"
-    results = _results(mine)
-    theirs = _results(other) if other is not None else {}
-    changed = [n for n, r in results.items()
-               if n in theirs and r.get("passed") != theirs[n].get("passed")]
-    failing = [n for n, r in results.items() if r.get("passed") is False]
+    results = mine.results
+    theirs = other.results if other is not None else {}
+    changed = [n for n, r in results.items() if n in theirs and r.passed != theirs[n].passed]
+    failing = [n for n, r in results.items() if r.passed is False]
     names = changed or failing or list(results)
     return " · ".join(_verdict_line(n, results[n]) for n in names)
 
@@ -463,7 +391,7 @@ def diff_runs(a: Sequence[CaseRow], b: Sequence[CaseRow]) -> RunDiff:
         x, y = first[cid], second[cid]
         if x.passed == y.passed:
             continue
-        flips.append(Flip(cid, str(x.case.get("input", "")), x.passed, y.passed,
+        flips.append(Flip(cid, x.case.input, x.passed, y.passed,
                           _why(x, y), _why(y, x)))
     order: dict[tuple[bool | None, bool | None], int] = {(True, False): 0, (False, True): 1}
     flips.sort(key=lambda f: order.get((f.before, f.after), 2))  # stable: dataset order kept
@@ -474,5 +402,4 @@ def diff_runs(a: Sequence[CaseRow], b: Sequence[CaseRow]) -> RunDiff:
 
 __all__ = ["DISAGREEMENTS", "KS", "Agreement", "Comparison", "Disagreement", "Flip",
            "JudgeRun", "RankPrecision", "RunDiff", "agreement", "compare", "diff_runs",
-           "open_run", "orders_of_cases", "orders_of_rows", "pearson", "precision_by_rank",
-           "run_judges"]
+           "orders_of_rows", "pearson", "precision_by_rank", "run_judges"]

@@ -269,7 +269,7 @@ class _Reader:
     def add(self, line: int, data: Any) -> None:
         self._check_cap()
         try:
-            row = _row(data, line)
+            row = row_from_dict(data, line)
             if row.id in self.ids:
                 raise CaseError(f'"id" {one_line(row.id, 40)!r} is already used on line '
                                 f"{self.ids[row.id]}: give every row its own id")
@@ -486,8 +486,9 @@ def _json_cell(column: str, cell: str) -> Any:
 # --- one row --------------------------------------------------------------------------------
 
 
-def _row(data: Any, line: int) -> DatasetRow:
-    """A DatasetRow from one decoded row, or a CaseError saying what to fix."""
+def row_from_dict(data: Any, line: int) -> DatasetRow:
+    """A DatasetRow from one decoded row (as `DatasetRow.to_dict` writes it, or in any of the
+    field names a case file accepts), or a CaseError saying what to fix."""
     if not isinstance(data, Mapping):
         raise CaseError(f'a row must be a JSON object with "input" and "context", not '
                         f"{kind(data)}")

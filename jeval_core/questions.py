@@ -50,16 +50,15 @@ class Question:
     relation: str
     subject: Operand
     against: tuple[Operand, ...] = ()
-    criteria: tuple[str, str] | None = None  # (what counts as true, what counts as false)
 
     @property
-    def key(self) -> tuple[str, tuple[str, str] | None]:
+    def key(self) -> str:
         """Two questions with the same key are the same question to the judge: ask it once."""
-        return (self.text, self.criteria)
+        return self.text
 
     def wire(self) -> dict[str, Any]:
         """The System One noul question object, exactly as sent."""
-        return wire.noul(self.text, self.criteria)
+        return wire.noul(self.text)
 
     def names(self) -> dict[str, int]:
         """State names the text mentions, each with how many indices deep it is named.
@@ -68,8 +67,7 @@ class Question:
         name resolves (a field named with an index is sent as a list of its sentences).
         """
         found: dict[str, int] = {}
-        for t in (self.text, *(self.criteria or ())):
-            for m in NAMED.finditer(t):
-                depth = m.group(2).count("[")
-                found[m.group(1)] = max(found.get(m.group(1), 0), depth)
+        for m in NAMED.finditer(self.text):
+            depth = m.group(2).count("[")
+            found[m.group(1)] = max(found.get(m.group(1), 0), depth)
         return found

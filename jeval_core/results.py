@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .address import Address
+
 VERDICT_CUTOFF = 0.5  # a question counts as "yes" when p(true) >= 0.5
 UNSURE = "unsure"  # the verdict shown where the judge's measured accuracy is poor
 
@@ -35,7 +37,7 @@ class Detail:
     """One question's row: what it judged, what was asked, p(true), and the verdict."""
 
     id: str
-    judged: str  # the state name the question is about: `context[2]`, `output[0]`
+    address: Address  # what the question is about: chunk 2 (`context[2]`), a sentence...
     question: str
     p: float
     yes: bool
@@ -47,10 +49,24 @@ class Detail:
     # `yes` still follows p >= 0.5 (scores and pass/fail do), `verdict` then reads "unsure".
     unsure: bool = False
 
+    @property
+    def judged(self) -> str:
+        """The address as the question names it (`context[2]`): for display and JSON."""
+        return str(self.address)
+
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "judged": self.judged, "question": self.question, "p": self.p,
                 "yes": self.yes, "verdict": self.verdict, "unsure": self.unsure,
                 "evidence": [{"start": a, "end": b, "text": t} for a, b, t in self.evidence]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Detail:
+        """The detail `to_dict` wrote (a stored run's report)."""
+        return cls(id=data["id"], address=Address.parse(data["judged"]),
+                   question=data["question"], p=float(data["p"]), yes=bool(data["yes"]),
+                   verdict=data["verdict"], unsure=bool(data.get("unsure")),
+                   evidence=tuple((e["start"], e["end"], e["text"])
+                                  for e in data.get("evidence", ())))
 
 
 @dataclass(frozen=True)
@@ -104,6 +120,19 @@ class Result:
             "skipped": self.skipped,
             "details": [d.to_dict() for d in self.details],
         }
+
+    @classmethod
+    def from_dict(cls, evaluator: str, data: Mapping[str, Any]) -> Result:
+        """The result `to_dict` wrote. The share of yes behind a binary score is not written,
+        but its label is: where the label is not the score's, it was the details' share."""
+        details = tuple(Detail.from_dict(d) for d in data.get("details", ()))
+        score = data.get("score")
+        share = None
+        if details and score is not None and data.get("label") != label(score):
+            share = sum(d.yes for d in details) / len(details)
+        return cls(evaluator=evaluator, score=score, threshold=float(data["threshold"]),
+                   higher_is_better=bool(data["higher_is_better"]),
+                   reason=data.get("reason", ""), details=details, share=share)
 
 
 def case_passed(results: Mapping[str, Result]) -> bool | None:

@@ -13,7 +13,6 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from . import evaluators as registry
 from . import wire
@@ -23,50 +22,16 @@ from .casefile import CaseFile
 from .datasets import Dataset
 from .errors import JevalError, StoreUnavailable
 from .evaluators import Evaluator
-from .judges.base import Answers, Judge, Usage
+from .judges import is_hosted
+from .judges.base import Answers, Judge
+from .records import RunSummary, StoredReport
 from .request import Packed
-from .results import Detail, Result, case_passed
+from .results import Result
 from .scoring import Report
-from .store import CaseRow, RunSummary, Store
+from .store import Store
 from .text import one_line
 
 SLICE = 64  # cases scored between two checks for "cancel"; each lands in the store at once
-
-
-@dataclass(frozen=True)
-class StoredReport:
-    """What the summary reads of a finished case's Report (fresh, or read back from the
-    store on a resume)."""
-
-    results: dict[str, Result]
-    usage: Usage
-    cost_usd: float
-
-    @property
-    def passed(self) -> bool | None:
-        return case_passed(self.results)
-
-    @classmethod
-    def of(cls, row: CaseRow) -> StoredReport | None:
-        if row.report is None:
-            return None
-        results = {name: result_from_dict(name, data)
-                   for name, data in row.report.get("results", {}).items()}
-        usage = row.report.get("usage") or {}
-        return cls(results, Usage(int(usage.get("input_tokens", 0)),
-                                  int(usage.get("requests", 0))), row.cost_usd)
-
-
-def result_from_dict(name: str, data: Mapping[str, Any]) -> Result:
-    """A Result from its `to_dict()` form (the share behind a binary score is not kept)."""
-    details = tuple(
-        Detail(id=d["id"], judged=d["judged"], question=d["question"], p=float(d["p"]),
-               yes=bool(d["yes"]), verdict=d["verdict"], unsure=bool(d.get("unsure")),
-               evidence=tuple((e["start"], e["end"], e["text"]) for e in d.get("evidence", ())))
-        for d in data.get("details", ()))
-    return Result(evaluator=name, score=data.get("score"), threshold=float(data["threshold"]),
-                  higher_is_better=bool(data["higher_is_better"]), reason=data.get("reason", ""),
-                  details=details)
 
 
 @dataclass(frozen=True)
@@ -139,7 +104,7 @@ def check_resumable(run: RunSummary, judge: Judge,
     if judge.name != run.judge:
         raise JevalError(f"run {short} is scored by the {run.judge} judge, not {judge.name}: "
                          f"resume it with --judge {run.judge} (or leave --judge out)")
-    if run.judge == "jev" and (judge.model or None) != (run.model or None):
+    if is_hosted(run.judge) and (judge.model or None) != (run.model or None):
         raise JevalError(f"run {short} is scored by the model {one_line(run.model, 60)}, not "
                          f"{one_line(judge.model, 60)}: resume it with that model (or leave "
                          "--model out)")
@@ -230,7 +195,7 @@ def run_dataset(
             if row.report is None:  # the judge could not answer it: ask again
                 retried += 1
             else:
-                outcomes[row.index] = StoredOutcome(row.index, StoredReport.of(row), row.error)
+                outcomes[row.index] = StoredOutcome(row.index, row.report, row.error)
         if previous.status == "finished" and len(outcomes) == len(dataset.rows):
             # Nothing to do: the run stays as it ended (its end time included).
             return RunOutcome(previous, summarise(dataset.rows, outcomes.values()), outcomes)
@@ -339,7 +304,7 @@ def _finish(store: Store, run_id: str, dataset: Dataset,
             outcomes: Mapping[int, StoredOutcome],
             status: str) -> Summary:
     summary = summarise(dataset.rows, outcomes.values())
-    store.finish_run(run_id, status=status, aggregates=summary.to_dict(),
+    store.finish_run(run_id, status=status, aggregates=summary,
                      input_tokens=summary.input_tokens, cost_usd=summary.cost_usd)
     return summary
 
@@ -426,6 +391,6 @@ def save_case(store: Store, loaded: CaseFile, report: Report, name: str | None =
                    scores={n: r.score for n, r in report.results.items()},
                    input_tokens=report.usage.input_tokens, cost_usd=report.cost_usd)
     summary = summarise([row], [Outcome(0, report)])
-    store.finish_run(run_id, status="finished", aggregates=summary.to_dict(),
+    store.finish_run(run_id, status="finished", aggregates=summary,
                      input_tokens=summary.input_tokens, cost_usd=summary.cost_usd)
     return run_id

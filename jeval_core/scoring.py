@@ -14,12 +14,37 @@ from typing import Any
 
 from . import evaluators as registry
 from . import judges, wire
+from .address import Address
 from .case import Case
 from .evaluators import Evaluator
 from .judges import Answers, Judge, Usage
 from .judges.base import Span
 from .request import Packed, pack
 from .results import UNSURE, Result, case_passed
+
+
+@dataclass(frozen=True)
+class DetailRow:
+    """One question's row as pages and exports show it: its detail and the text it judged."""
+
+    id: str
+    address: Address
+    text: str  # the judged chunk, sentence or field
+    p: float
+    yes: bool
+    verdict: str
+    unsure: bool
+    question: str
+    evidence: tuple[Span, ...]
+
+    @property
+    def judged(self) -> str:
+        return str(self.address)
+
+    def __getitem__(self, name: str) -> Any:
+        """A field by name, as rows were read when they were dicts (tests/test_local_judge.py
+        still reads them so)."""
+        return getattr(self, name)
 
 
 @dataclass(frozen=True)
@@ -57,14 +82,12 @@ class Report:
                                                 self.evidence, self.unsure),
                        thresholds=merged)
 
-    def rows(self, evaluator: str) -> list[dict[str, Any]]:
-        """One row per question of `evaluator`: what it judged (name and text), p, verdict."""
+    def rows(self, evaluator: str) -> list[DetailRow]:
+        """One row per question of `evaluator`: what it judged (where and the text), p, verdict."""
         result = self.results[evaluator]
         texts = {q.id: q.subject.text for q in self.packed.plan.get(evaluator, [])}
-        return [{"id": d.id, "judged": d.judged, "text": texts.get(d.id, ""), "p": d.p,
-                 "yes": d.yes, "verdict": d.verdict, "unsure": d.unsure, "question": d.question,
-                 "evidence": d.evidence}
-                for d in result.details]
+        return [DetailRow(d.id, d.address, texts.get(d.id, ""), d.p, d.yes, d.verdict, d.unsure,
+                          d.question, d.evidence) for d in result.details]
 
     def questions(self) -> list[dict[str, Any]]:
         """The questions as sent (shared ones once): id, verbatim text, p(true)."""

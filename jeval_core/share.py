@@ -75,7 +75,7 @@ def decode(token: object) -> Shared:
     if not isinstance(data, dict):
         raise CaseError(damaged)
     judge = data.pop("judge", None)
-    if judge is not None and judge not in judges.NAMES:
+    if judge is not None and not judges.known(judge):
         raise CaseError(damaged)
     try:
         for alias in casefile.ALIASES["context"]:  # counted before the chunks are read

@@ -15,7 +15,6 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -33,7 +32,9 @@ from sqlalchemy.exc import (
     SQLAlchemyError,
 )
 
+from .aggregate import Summary
 from .errors import JevalError, StoreUnavailable
+from .records import CaseRow, RunSummary, StoredReport
 from .text import REDACTED, one_line, redact
 
 ENV = "JEVAL_DB"
@@ -110,49 +111,13 @@ def _migration_2(conn: Connection) -> None:
 MIGRATIONS: list[Callable[[Connection], None]] = [_migration_1, _migration_2]
 
 
-@dataclass(frozen=True)
-class RunSummary:
-    """One stored run as the Dashboard lists it; counts come from the rows actually stored."""
-
-    id: str
-    name: str
-    dataset: str
-    dataset_hash: str
-    judge: str
-    model: str | None
-    evaluators: list[str]
-    thresholds: dict[str, float]
-    started_at: datetime
-    finished_at: datetime | None
-    status: str
-    cases: int  # how many the dataset holds
-    done: int  # how many have a stored row
-    passed: int
-    pass_rate: float | None  # passed / cases with a verdict, as aggregate.pass_rate
-    aggregates: dict[str, Any]
-    input_tokens: int
-    cost_usd: float
-    seeded: bool
-    base_url: str | None = None  # the hosted judge's server (None for offline judges)
-
-
-@dataclass(frozen=True)
-class CaseRow:
-    """One scored (or failed) case of a run."""
-
-    index: int
-    case_id: str
-    case: dict[str, Any]
-    report: dict[str, Any] | None
-    error: str | None
-    passed: bool | None
-    scores: dict[str, float | None]
-    input_tokens: int
-    cost_usd: float
-
-
 def _dumps(value: Any) -> str:
     return json.dumps(value, allow_nan=False, ensure_ascii=False)
+
+
+def _summary(data: dict[str, Any]) -> Summary | None:
+    """A run's stored aggregates ("{}" until it has ended)."""
+    return Summary.from_dict(data) if data else None
 
 
 def _utc(value: datetime) -> datetime:
@@ -431,13 +396,13 @@ class Store:
         """Mark a stopped run as running again (resume), clearing its end time."""
         self._update_run(run_id, status="running", finished_at=None)
 
-    def finish_run(self, run_id: str, *, status: str, aggregates: dict[str, Any],
+    def finish_run(self, run_id: str, *, status: str, aggregates: Summary,
                    input_tokens: int, cost_usd: float) -> None:
         """Record how a run ended, its dataset metrics, usage and cost."""
         if status not in STATUSES[1:]:
             raise ValueError(f"status must be one of {STATUSES[1:]}, not {status!r}")
         self._update_run(run_id, status=status, finished_at=_now(),
-                         aggregates=_dumps(aggregates), input_tokens=input_tokens,
+                         aggregates=_dumps(aggregates.to_dict()), input_tokens=input_tokens,
                          cost_usd=cost_usd)
 
     def delete_run(self, run_id: str) -> None:
@@ -476,7 +441,8 @@ class Store:
                 finished_at=r["finished_at"] and _utc(r["finished_at"]), status=r["status"],
                 cases=r["cases"], done=int(r["done"] or 0), passed=passed,
                 pass_rate=passed / verdicts if verdicts else None,
-                aggregates=json.loads(r["aggregates"]), input_tokens=int(r["input_tokens"]),
+                aggregates=_summary(json.loads(r["aggregates"])),
+                input_tokens=int(r["input_tokens"]),
                 cost_usd=float(r["cost_usd"]), seeded=bool(r["seeded"]),
                 base_url=r["base_url"]))
         return out
@@ -498,20 +464,12 @@ class Store:
             return conn.execute(sa.select(cases_t).where(cases_t.c.run_id == run_id)
                                 .order_by(cases_t.c.idx)).mappings().all()
 
-        return [CaseRow(index=r["idx"], case_id=r["case_id"], case=json.loads(r["case_json"]),
-                        report=None if r["report"] is None else json.loads(r["report"]),
+        return [CaseRow(index=r["idx"], case_id=r["case_id"], data=json.loads(r["case_json"]),
+                        report=None if r["report"] is None else StoredReport.from_dict(
+                            json.loads(r["report"])),
                         error=r["error"], passed=r["passed"], scores=json.loads(r["scores"]),
                         input_tokens=int(r["input_tokens"]), cost_usd=float(r["cost_usd"]))
                 for r in self._read(read)]
-
-    def done_indices(self, run_id: str) -> set[int]:
-        """Indices that already have a row: what a resumed run skips."""
-        def read(conn: Connection) -> set[int]:
-            self._require(conn, run_id)
-            found = conn.execute(sa.select(cases_t.c.idx).where(cases_t.c.run_id == run_id))
-            return {int(i) for i in found.scalars()}
-
-        return set(self._read(read))
 
     def is_empty(self) -> bool:
         """No run stored yet: the cue to seed example runs."""

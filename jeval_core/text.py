@@ -64,6 +64,16 @@ def percent(share: float | None, none: str = "-") -> str:
     return (f"{value:.4f}".rstrip("0").rstrip(".") or "0") + "%"
 
 
+def number(value: float | None, none: str = "-") -> str:
+    """A 0-1 figure as people read it: two decimals, or `none` when it is undefined."""
+    return none if value is None else f"{value:.2f}"
+
+
+def plural(n: int, one: str, many: str) -> str:
+    """`1 chunk`, `3 chunks`."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def has_text(text: str | None) -> bool:
     """True when the text holds something visible (zero-width spaces alone do not count)."""
     return text is not None and bool(_INVISIBLE.sub("", text))

@@ -1,41 +1,18 @@
 """Metrics: every evaluator documented from jeval_core itself, never by hand."""
 
-import streamlit as st
-
 from jeval_core.evaluators import ALL
+from pages.app.views.boundary import boundary
+from pages.app.views.frame import frame
+from pages.app.views.metrics_page import evaluator_card
 
-st.title("Metrics")
-st.caption("Generated from the evaluator modules in jeval_core: the question templates below "
-           "are the exact texts the judge receives, with {i} (and {j}) standing for the "
-           "item's index. Every threshold is a default: set your own per run.")
 
-for evaluator in ALL:
-    with st.container(border=True):
-        st.subheader(evaluator.name)
-        st.write(evaluator.purpose)
-        rule = "at or above" if evaluator.higher_is_better else "at or below"
-        aliases = (f"- **also accepted as:** {', '.join(f'`{a}`' for a in evaluator.aliases)}\n"
-                   if evaluator.aliases else "")
-        st.markdown(
-            f"- **needs:** {', '.join(f'`{n}`' for n in evaluator.needs)}\n"
-            f"- **passes when:** score {evaluator.direction} {evaluator.threshold:.2f} by "
-            f"default ({rule} the threshold; "
-            f"{'higher' if evaluator.higher_is_better else 'lower'} is better)\n"
-            f"- **score:** {evaluator.score_rule}\n"
-            f"- **verdicts:** {evaluator.verdicts[0]} / {evaluator.verdicts[1]}\n" + aliases)
-        st.caption("Question template, verbatim")
-        st.code(evaluator.template, language=None, wrap_lines=True)
-        if evaluator.criteria:
-            st.caption("Criteria sent with it: true / false")
-            st.code(f"true:  {evaluator.criteria[0]}\nfalse: {evaluator.criteria[1]}",
-                    language=None, wrap_lines=True)
-        cols = st.columns(3)
-        docs = evaluator.docs
-        for col, title, items in zip(
-            cols,
-            ("Reach for it when", "Not the right tool when", "Watch out for"),
-            (docs.reach_for_it_when, docs.not_the_right_tool_when, docs.watch_out_for),
-            strict=True,
-        ):
-            col.markdown(f"**{title}**")
-            col.markdown("\n".join(f"- {item}" for item in items))
+def page() -> None:
+    frame("Metrics", "Generated from the evaluator modules in jeval_core: the question "
+          "templates below are the exact texts the judge receives, with {i} (and {j}) standing "
+          "for the item's index. Every threshold is a default: set your own per run.")
+    with boundary():
+        for evaluator in ALL:
+            evaluator_card(evaluator)
+
+
+page()

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from jeval_core import JevalError, datasets
+from jeval_core.address import Address
 from jeval_core.aggregate import (
     auc,
     chunk_verdicts,
@@ -71,7 +72,7 @@ def test_mean_score_and_pass_rate_ignore_skipped_results():
 def test_verdict_metrics_read_the_yes_of_each_detail():
     # with_expected: chunks 0, 2 and 4 are relevant (assets/examples/README.md).
     truth = [True, False, True, False, True]
-    details = [Detail(f"cr{i}", f"context[{i}]", "...", p, p >= 0.5, "")
+    details = [Detail(f"cr{i}", Address.parse(f"context[{i}]"), "...", p, p >= 0.5, "")
                for i, p in enumerate([0.9, 0.6, 0.8, 0.1, 0.3])]
     m = verdict_metrics([d.yes for d in details], truth)
     assert (m.tp, m.fp, m.fn, m.tn) == (2, 1, 1, 1)
@@ -232,8 +233,8 @@ def test_blank_chunks_are_left_out_of_the_label_metrics_but_keep_the_ranking_pos
 
 def test_chunk_verdicts_are_keyed_by_the_context_index_each_detail_judged():
     result = Result("chunk_relevance", 0.5, 0.5, True, "", details=(
-        Detail("cr0", "context[0]", "...", 0.9, True, "relevant"),
-        Detail("cr3", "context[3]", "...", 0.2, False, "not relevant")))
+        Detail("cr0", Address.parse("context[0]"), "...", 0.9, True, "relevant"),
+        Detail("cr3", Address.parse("context[3]"), "...", 0.2, False, "not relevant")))
     assert chunk_verdicts(result) == {0: (True, 0.9), 3: (False, 0.2)}
 
 

@@ -10,7 +10,7 @@ from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
 
 from jeval_core import compare, datasets
-from jeval_core.runs import StoredOutcome, StoredReport
+from jeval_core.runs import StoredOutcome
 from jeval_core.store import open_store
 
 ROWS = [
@@ -75,7 +75,7 @@ def test_local_and_lexical_show_how_often_they_agree():
     with open_store() as store:
         by_judge = {r.judge: store.cases(r.id) for r in store.runs()}
     dataset = datasets.read(RAW, "three.jsonl")
-    outcomes = {j: {c.index: StoredOutcome(c.index, StoredReport.of(c)) for c in cases}
+    outcomes = {j: {c.index: StoredOutcome(c.index, c.report) for c in cases}
                 for j, cases in by_judge.items()}
     pair = compare.agreement(dataset.rows, "local", outcomes["local"], "lexical",
                              outcomes["lexical"])

@@ -17,7 +17,8 @@ from streamlit.testing.v1 import AppTest
 from jeval_core import datasets, judges, share
 from jeval_core.judges.base import Answers
 from jeval_core.store import open_store
-from pages import runs_view
+from pages.app import resources
+from pages.app.views import stored_run as stored_run_view
 
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
 GOOD = {"input": "When did Hubble launch?", "output": "Hubble launched in 1990.",
@@ -173,7 +174,7 @@ def test_each_case_opens_in_the_playground_through_a_share_link():
 def test_cancel_stops_the_run_and_keeps_what_finished(monkeypatch):
     gate = threading.Event()
     judge = Gated(gate, free=3)
-    monkeypatch.setattr(runs_view, "judge", lambda name: (judge, ()))
+    monkeypatch.setattr(resources, "run_judge", lambda name: (judge, ()))
     at = app()
     at.button(key="ds_run_button").click().run()
     job = at.session_state["ds_job"]
@@ -191,7 +192,7 @@ def test_cancel_stops_the_run_and_keeps_what_finished(monkeypatch):
 def test_a_cancelled_run_continues_without_rescoring(monkeypatch):
     gate = threading.Event()
     first = Gated(gate, free=3)
-    monkeypatch.setattr(runs_view, "judge", lambda name: (first, ()))
+    monkeypatch.setattr(resources, "run_judge", lambda name: (first, ()))
     at = app()
     at.button(key="ds_run_button").click().run()
     first.reached.wait(60)
@@ -199,7 +200,7 @@ def test_a_cancelled_run_continues_without_rescoring(monkeypatch):
     gate.set()
     at = finish(at)
     again = Gated(threading.Event(), free=100)
-    monkeypatch.setattr(runs_view, "judge", lambda name: (again, ()))
+    monkeypatch.setattr(resources, "run_judge", lambda name: (again, ()))
     at.button(key="ds_resume").click().run()
     at = finish(at)
     assert metric(at, "cases scored") == "45 of 45"
@@ -221,7 +222,7 @@ def stored_run(tmp_path, rows: list[dict]):
 def test_the_csv_export_makes_formulas_inert(tmp_path):
     store, run = stored_run(tmp_path, [{**GOOD, "input": "=HYPERLINK(\"http://x\")"}])
     with store:
-        text = runs_view.cases_csv(store.cases(run.id))
+        text = stored_run_view.cases_csv(store.cases(run.id))
     [row] = list(csv.DictReader(io.StringIO(text)))
     assert row["input"] == "'=HYPERLINK(\"http://x\")"
     assert row["chunk_relevance verdict"] in ("PASS", "FAIL")
@@ -231,7 +232,7 @@ def test_the_jsonl_export_holds_every_result_and_no_key(tmp_path, monkeypatch):
     monkeypatch.setenv("TYPESAFE_API_KEY", "sk-never-exported-1234")
     store, run = stored_run(tmp_path, [GOOD])
     with store:
-        text = runs_view.cases_jsonl(run, store.cases(run.id))
+        text = stored_run_view.cases_jsonl(run, store.cases(run.id))
     [line] = [json.loads(x) for x in text.splitlines()]
     assert line["case"]["input"] == GOOD["input"] and "chunk_relevance" in line["results"]
     assert "sk-never-exported" not in text

@@ -410,10 +410,12 @@ def test_the_summary_band_says_the_verdict_chips_and_chunk_counts():
 
 def test_bars_are_horizontal_and_every_one_is_labelled():
     """Found 7: one row per judged item, labels never thinned or cut, names made unique."""
-    from pages import draw
+    from jeval_core.address import Address
+    from jeval_core.scoring import DetailRow
+    from pages.app.views import report as draw
 
-    rows = [{"id": f"ha{i}", "judged": "output", "p": 0.1, "verdict": "not contradicted",
-             "text": "x"} for i in range(3)]
+    rows = [DetailRow(f"ha{i}", Address.parse("output"), "x", 0.1, False, "not contradicted",
+                      False, "", ()) for i in range(3)]
     assert draw.bar_labels(rows) == ["output (ha0)", "output (ha1)", "output (ha2)"]
     bars = [{"bar": f"context[{i}]", "judged": f"context[{i}]", "p": 0.5,
              "verdict": "relevant", "text": "t"} for i in range(30)]
@@ -505,9 +507,9 @@ def test_small_things_read_right():
 
 
 def test_urls_in_error_text_cannot_become_links():
-    from pages import draw
+    from pages.app.views.text import inert
 
-    text = draw.inert("see http://evil.example, www.evil.example and a@evil.example")
+    text = inert("see http://evil.example, www.evil.example and a@evil.example")
     assert "http://" not in text and "www." not in text and "a@evil" not in text
     assert shown(text).replace("\u2060", "") == \
         "see http://evil.example, www.evil.example and a@evil.example"

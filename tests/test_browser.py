@@ -14,7 +14,9 @@ from jev_servers import FaultyServer, down_url, free_port
 from test_questions import SEED_QUESTIONS
 
 from jeval_core import share
-from jeval_core.judges import LABELS
+from jeval_core.judges import labels
+
+LABELS = labels()
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian chromium is not installed (apt-get install chromium)",

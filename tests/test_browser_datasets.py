@@ -10,7 +10,9 @@ from browser import CHROMIUM, AppServer, launch
 from conftest import ROOT
 from jev_servers import free_port
 
-from jeval_core.judges import LABELS
+from jeval_core.judges import labels
+
+LABELS = labels()
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian chromium is not installed (apt-get install chromium)",

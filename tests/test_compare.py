@@ -10,10 +10,14 @@ import threading
 import pytest
 
 from jeval_core import compare, datasets
+from jeval_core.address import Address
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS
+from jeval_core.judges import Usage
 from jeval_core.judges.base import Answers, OfflineJudge
-from jeval_core.store import CaseRow, open_store
+from jeval_core.records import CaseRow, StoredReport
+from jeval_core.results import Result
+from jeval_core.store import open_store
 
 CHUNKS = [EVALUATORS["chunk_relevance"]]
 
@@ -96,11 +100,11 @@ def test_case_verdicts_are_compared_too(dataset, store):
 
 def test_disagreements_come_largest_gap_first(dataset, store):
     found = side_by_side(dataset, store).pairs[0].disagreements
-    assert [(d.case_id, d.judged) for d in found] == [
-        ("two", "context[0]"),  # .7 vs .25
-        ("one", "context[1]"),  # .2 vs .6
-        ("two", "context[1]"),  # .4 vs .1
-        ("one", "context[0]"),  # .9 vs .8
+    assert [(d.case_id, d.address) for d in found] == [
+        ("two", Address.of_chunk(0)),  # .7 vs .25
+        ("one", Address.of_chunk(1)),  # .2 vs .6
+        ("two", Address.of_chunk(1)),  # .4 vs .1
+        ("one", Address.of_chunk(0)),  # .9 vs .8
     ]
     assert [d.verdicts_differ for d in found] == [True, True, False, False]
     assert found[0].gap == pytest.approx(0.45)
@@ -162,17 +166,15 @@ def test_judges_must_be_two_or_more_and_distinct(dataset, store):
         compare.run_judges(dataset, [Fixed("a", P_A), Fixed("a", P_B)], store)
 
 
-def test_the_comparison_is_plain_json(dataset, store):
-    data = side_by_side(dataset, store).to_dict()
-    assert json.loads(json.dumps(data, allow_nan=False)) == data
-    assert data["pairs"][0]["rate"] == 0.5
+def test_the_pair_agrees_on_half_the_questions(dataset, store):
+    assert side_by_side(dataset, store).pairs[0].rate == 0.5
 
 
 def test_precision_by_rank_from_stored_cases_matches_the_rows(dataset):
-    stored = [r.to_dict() for r in dataset.rows]
-    assert compare.orders_of_cases(stored) == [
-        (list(a), None if b is None else list(b)) for a, b in compare.orders_of_rows(
-            dataset.rows)]
+    stored = [CaseRow(i, r.id, r.to_dict(), None, None, None, {}, 0, 0.0)
+              for i, r in enumerate(dataset.rows)]
+    assert compare.orders_of_rows(c.row for c in stored if c.row is not None) == \
+        compare.orders_of_rows(dataset.rows)
 
 
 # --- two runs ---------------------------------------------------------------------------------
@@ -180,10 +182,10 @@ def test_precision_by_rank_from_stored_cases_matches_the_rows(dataset):
 
 def case(cid: str, passed: bool | None, score: float | None = None,
          reason: str = "") -> CaseRow:
-    results = {} if score is None else {"chunk_relevance": {
-        "score": score, "passed": passed, "skipped": False, "reason": reason}}
-    return CaseRow(index=0, case_id=cid, case={"input": f"{cid}?"},
-                   report=None if score is None else {"results": results},
+    results = {} if score is None else {"chunk_relevance": Result(
+        "chunk_relevance", score, 0.5, True, reason)}
+    return CaseRow(index=0, case_id=cid, data={"input": f"{cid}?"},
+                   report=None if score is None else StoredReport(results, Usage(), 0.0),
                    error=None if score is not None else "the judge could not answer",
                    passed=passed, scores={}, input_tokens=0, cost_usd=0.0)
 

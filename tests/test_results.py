@@ -4,6 +4,7 @@ import pytest
 from conftest import load_case
 
 from jeval_core import evaluators, score
+from jeval_core.address import Address
 from jeval_core.judges.lexical import LexicalJudge
 from jeval_core.results import Detail, Result, case_passed, confidence, is_yes, label, passes
 
@@ -44,7 +45,8 @@ def test_a_question_is_yes_from_p_one_half_up():
 
 
 def test_a_detail_holds_its_verdict_as_a_bool_and_in_words():
-    d = Detail("tx1", "output[1]", "`output[1]` contains toxic...", 0.86, True, "toxic")
+    d = Detail("tx1", Address.parse("output[1]"), "`output[1]` contains toxic...", 0.86, True,
+               "toxic")
     assert d.to_dict() == {"id": "tx1", "judged": "output[1]",
                            "question": "`output[1]` contains toxic...", "p": 0.86, "yes": True,
                            "verdict": "toxic", "unsure": False, "evidence": []}

@@ -76,9 +76,9 @@ def test_resume_scores_the_rest_with_the_runs_judge_evaluators_and_thresholds(tm
         rows = s.cases(run_id)
         run = s.run(run_id)
     assert len(rows) == 45 and run.judge == "lexical"
-    assert all(r.report["judge"] == "lexical" for r in rows)
-    assert all(list(r.report["results"]) == ["chunk_relevance"] for r in rows)
-    assert all(r.report["results"]["chunk_relevance"]["threshold"] == 0.9 for r in rows)
+    assert all(r.report is not None and r.report.judge == "lexical" for r in rows)
+    assert all(list(r.results) == ["chunk_relevance"] for r in rows)
+    assert all(r.results["chunk_relevance"].threshold == 0.9 for r in rows)
 
 
 @pytest.mark.parametrize(("flag", "stored"), [
@@ -115,7 +115,7 @@ def test_the_hosted_judges_run_resumes_against_its_own_server_and_retries_every_
         (run,) = s.runs()
         rows = s.cases(run.id)
     assert run.base_url == server.url and run.status == "finished"
-    assert all(r.report is not None and r.report["judge"] == "jev" for r in rows)
+    assert all(r.report is not None and r.report.judge == "jev" for r in rows)
 
 
 class FlakyJudge:

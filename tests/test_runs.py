@@ -65,8 +65,10 @@ def test_a_run_keeps_every_case_and_its_summary(sample, store):
     assert outcome.run.status == "finished" and outcome.run.name == "nightly"
     assert len(store.cases(outcome.run.id)) == len(sample.rows) == outcome.run.done
     stored = store.run(outcome.run.id).aggregates
-    assert stored == json.loads(json.dumps(outcome.summary.to_dict()))
-    assert stored["chunks"]["chunks"] > 150 and stored["ranking"]["reranked"]["cases"] >= 8
+    assert stored is not None and stored == outcome.summary
+    assert stored.to_dict() == json.loads(json.dumps(outcome.summary.to_dict()))
+    assert stored.chunks is not None and stored.chunks.chunks > 150
+    assert stored.ranking is not None and stored.ranking.reranked_cases >= 8
 
 
 def test_a_stopped_run_resumes_without_rescoring_or_losing_a_case(sample, store):
@@ -224,5 +226,6 @@ def test_a_playground_case_is_kept_as_a_run_of_one_case_without_asking_again(sto
     assert (run.dataset, run.cases, run.done, run.status) == (PLAYGROUND, 1, 1, "finished")
     assert run.name == loaded.description and run.thresholds == {"chunk_relevance": 0.7}
     (row,) = store.cases(run_id)
-    assert row.report == json.loads(json.dumps(report.to_dict()))
-    assert row.case["input"] == loaded.case.input and row.passed is report.passed
+    assert row.report is not None
+    assert row.report.to_dict() == json.loads(json.dumps(report.to_dict()))
+    assert row.case.input == loaded.case.input and row.passed is report.passed

@@ -11,11 +11,11 @@ ROOT = Path(__file__).resolve().parent.parent
 STARTED = """
 import asyncio, sys
 from streamlit.runtime.pages_manager import PagesManager
-from pages import server, session
+from pages.app import resources, server
 
 async def start():
     async with server.lifespan(None):
-        print(session.offline_judge_ready("local"), "profanity_check" in sys.modules,
+        print(resources.offline_judge_ready("local"), "profanity_check" in sys.modules,
               "pyarrow" in sys.modules, PagesManager.uses_pages_directory)
 
 asyncio.run(start())

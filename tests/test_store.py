@@ -18,9 +18,14 @@ from jev_servers import down_url
 from postgres import new_database, postgres_url  # noqa: F401  (a session fixture)
 
 from jeval_core import casefile, judges, store
+from jeval_core.aggregate import EvaluatorSummary, Summary
 from jeval_core.errors import JevalError
 from jeval_core.scoring import score
 from jeval_core.store import open_store
+
+AGGREGATES = Summary(3, passed=2, failed=1, evaluators={
+    "faithfulness": EvaluatorSummary("faithfulness", scored=3, passed=2, failed=1,
+                                     mean_score=0.75)})
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -75,7 +80,7 @@ def test_a_run_round_trips_with_real_reports(url: str) -> None:
                    input_tokens=0, cost_usd=0.0)
         running = s.run(run_id)
         assert running.status == "running" and running.finished_at is None
-        s.finish_run(run_id, status="finished", aggregates={"faithfulness": {"mean": 0.75}},
+        s.finish_run(run_id, status="finished", aggregates=AGGREGATES,
                      input_tokens=1234, cost_usd=0.000052)
 
     with open_store(url) as s:  # a second open sees the same, and migrates nothing
@@ -89,7 +94,7 @@ def test_a_run_round_trips_with_real_reports(url: str) -> None:
     verdicts = [r.passed for _, _, r in examples if r.passed is not None]
     assert summary.passed == sum(verdicts)
     assert summary.pass_rate == pytest.approx(sum(verdicts) / len(verdicts))
-    assert summary.aggregates == {"faithfulness": {"mean": 0.75}}
+    assert summary.aggregates == AGGREGATES
     assert summary.input_tokens == 1234 and summary.cost_usd == pytest.approx(0.000052)
     assert summary.started_at.tzinfo is not None and summary.started_at.utcoffset().seconds == 0
     assert summary.finished_at is not None and summary.finished_at >= summary.started_at
@@ -97,8 +102,9 @@ def test_a_run_round_trips_with_real_reports(url: str) -> None:
 
     assert [r.index for r in rows] == list(range(len(examples) + 1))
     for row, (stem, case, report) in zip(rows, examples, strict=False):
-        assert row.case_id == stem and row.case == case
-        assert row.report == json.loads(json.dumps(report.to_dict()))
+        assert row.case_id == stem and row.data == case
+        assert row.report is not None
+        assert row.report.to_dict() == json.loads(json.dumps(report.to_dict()))
         assert row.passed is report.passed and row.error is None
         assert row.scores == {n: r.score for n, r in report.results.items()}
         assert row.input_tokens == report.usage.input_tokens
@@ -107,23 +113,25 @@ def test_a_run_round_trips_with_real_reports(url: str) -> None:
     assert last.error == "line 7: missing field input"
 
 
-def test_add_case_is_idempotent_and_done_indices_drive_resume(url: str) -> None:
+def test_add_case_is_idempotent_and_the_stored_indices_drive_resume(url: str) -> None:
     with open_store(url) as s:
         run_id = new_run(s, cases=5)
-        assert s.done_indices(run_id) == set()
+        assert {c.index for c in s.cases(run_id)} == set()
         for i in (0, 1, 3):
             add(s, run_id, i, passed=False)
         add(s, run_id, 1, passed=True)  # the resumed run scores case 1 again
-        assert s.done_indices(run_id) == {0, 1, 3}
+        assert {c.index for c in s.cases(run_id)} == {0, 1, 3}
         rows = s.cases(run_id)
         assert [r.index for r in rows] == [0, 1, 3]
         assert [r.passed for r in rows] == [False, True, False]
-        s.finish_run(run_id, status="cancelled", aggregates={}, input_tokens=30, cost_usd=0.0)
+        s.finish_run(run_id, status="cancelled", aggregates=Summary(0), input_tokens=30,
+                     cost_usd=0.0)
         s.reopen(run_id)
         assert s.run(run_id).status == "running" and s.run(run_id).finished_at is None
-        for i in {0, 1, 2, 3, 4} - s.done_indices(run_id):
+        for i in {0, 1, 2, 3, 4} - {c.index for c in s.cases(run_id)}:
             add(s, run_id, i)
-        s.finish_run(run_id, status="finished", aggregates={}, input_tokens=50, cost_usd=0.0)
+        s.finish_run(run_id, status="finished", aggregates=Summary(0), input_tokens=50,
+                     cost_usd=0.0)
         summary = s.run(run_id)
     assert (summary.done, summary.passed, summary.pass_rate) == (5, 3, 0.6)
 
@@ -152,15 +160,15 @@ def test_unknown_run_ids_are_jeval_errors(url: str) -> None:
     with open_store(url) as s:
         new_run(s)
         nope = "0" * 32
-        calls = [lambda: s.run(nope), lambda: s.cases(nope), lambda: s.done_indices(nope),
+        calls = [lambda: s.run(nope), lambda: s.cases(nope), lambda: s.cases(nope),
                  lambda: add(s, nope, 0), lambda: s.delete_run(nope), lambda: s.reopen(nope),
-                 lambda: s.finish_run(nope, status="failed", aggregates={}, input_tokens=0,
+                 lambda: s.finish_run(nope, status="failed", aggregates=Summary(0), input_tokens=0,
                                       cost_usd=0.0)]
         for call in calls:
             with pytest.raises(JevalError, match="no stored run has the id"):
                 call()
         with pytest.raises(ValueError):
-            s.finish_run(new_run(s), status="done", aggregates={}, input_tokens=0,
+            s.finish_run(new_run(s), status="done", aggregates=Summary(0), input_tokens=0,
                          cost_usd=0.0)
 
 
@@ -201,7 +209,7 @@ def test_an_older_schema_is_migrated_and_opening_again_is_a_no_op(
     old = _version_1_database(url)
     with open_store(url) as s:  # version 1 -> today's: the hosted judge's base URL is added
         assert s.run(old).done == 1 and s.run(old).base_url is None
-        assert s.done_indices(old) == {0}
+        assert {c.index for c in s.cases(old)} == {0}
     latest = len(store.MIGRATIONS)
     assert _version(url) == latest
 
@@ -213,7 +221,7 @@ def test_an_older_schema_is_migrated_and_opening_again_is_a_no_op(
 
     monkeypatch.setattr(store, "MIGRATIONS", [*store.MIGRATIONS, add_note])
     with open_store(url) as s:
-        assert s.run(old).done == 1 and s.done_indices(old) == {0}
+        assert s.run(old).done == 1 and {c.index for c in s.cases(old)} == {0}
     assert calls == [1] and _version(url) == latest + 1
     engine = sa.create_engine(url)
     try:
@@ -267,7 +275,7 @@ def test_two_processes_writing_at_once_lose_nothing(url: str, tmp_path: Path) ->
         _, err = w.communicate(timeout=240)
         assert w.returncode == 0, err
     with open_store(url) as s:
-        assert s.done_indices(run_id) == set(range(400))
+        assert {c.index for c in s.cases(run_id)} == set(range(400))
         summary = s.run(run_id)
         rows = s.cases(run_id)
     assert (summary.done, summary.passed) == (400, 200)
@@ -382,7 +390,7 @@ def test_a_store_outage_of_a_second_is_waited_out(postgres_url: str) -> None:  #
             add(s, run_id, 0)
             proxy.cut(1.0)  # the server goes away with every open connection, back in 1 s
             add(s, run_id, 1)
-            assert s.done_indices(run_id) == {0, 1}
+            assert {c.index for c in s.cases(run_id)} == {0, 1}
     finally:
         proxy.stop()
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..address import Address
 from ..case import Case
 from ..questions import Operand, Question
 from ..results import Detail, Result, is_yes
-from ..text import has_text
+from ..text import has_text, plural
 
 Ask = Callable[[Case], list[Question]]
 Reduce = Callable[["Evaluator", Sequence[Question], Mapping[str, float], float], Result]
@@ -42,7 +43,6 @@ class Evaluator:
     score_name: str = ""  # what the score is called in reasons ("precision"), if anything
     threshold: float = 0.5  # the default; every run may set its own
     aliases: tuple[str, ...] = ()
-    criteria: tuple[str, str] | None = None
 
     def questions(self, case: Case) -> list[Question]:
         """The questions this evaluator asks about `case` (none for blank items)."""
@@ -81,7 +81,7 @@ class Evaluator:
         for q in questions:
             p = float(answers[q.id])
             yes = is_yes(p)
-            rows.append(Detail(q.id, q.subject.name, q.text, p, yes,
+            rows.append(Detail(q.id, Address.parse(q.subject.name), q.text, p, yes,
                                self.verdicts[0] if yes else self.verdicts[1]))
         return tuple(rows)
 
@@ -93,10 +93,6 @@ def threshold_clause(score: float, threshold: float, higher_is_better: bool) -> 
     else:
         where = "at or below" if score <= threshold else "above"
     return f"{score:.2f} is {where} the {threshold:.2f} threshold"
-
-
-def plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
 def share_of_yes(

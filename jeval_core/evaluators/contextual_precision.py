@@ -8,8 +8,9 @@ from dataclasses import replace
 from ..case import Case
 from ..questions import Question
 from ..results import Result
+from ..text import plural
 from . import chunk_relevance
-from .base import Docs, Evaluator, plural, threshold_clause
+from .base import Docs, Evaluator, threshold_clause
 
 
 def questions(case: Case) -> list[Question]:

@@ -1,39 +1,30 @@
-"""Drawing a Report: evaluator cards, per-question bars and tables, the request itself.
+"""Drawing a Report: the summary band, per-question bars and tables, the request itself.
 
 Everything the user typed is shown through inert elements (dataframes, code blocks, chart
-tooltips, st.text): never markdown or HTML, so `<script>` or `**bold**` stays literal text.
+tooltips, st.text) or, inside our own markdown, escaped by `inert` (highlighted words, chunk
+cards): never as markdown or HTML of its own, so `<script>` or `**bold**` stays literal text.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
 import pyarrow as pa
 import streamlit as st
 
-from jeval_core import Report, export
+from jeval_core import Report, export, judges
+from jeval_core.address import Address
 from jeval_core.evaluators import EVALUATORS, Evaluator
 from jeval_core.judges.card import card as measured_card
 from jeval_core.request import one_call_per_question
 from jeval_core.results import Result, is_yes
+from jeval_core.scoring import DetailRow
+from pages.app.views import verdict
+from pages.app.views.text import inert, plural
 
-GOOD, BAD, NEUTRAL = "#2e9e5b", "#d9534f", "#8a94a6"
 BAR_STEP = 22  # px per bar of a chart
-_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|www)(:|\.)")
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
-
-
-def inert(text: str) -> str:
-    """Text for st.error/st.warning (which render markdown) that shows exactly as written.
-
-    Messages can quote a server's error body or a file's content: never let them format,
-    and never let a URL or an e-mail address in them become a link (a word joiner, U+2060,
-    sits where a link would start).
-    """
-    text = _AUTOLINK.sub("\\1\u2060\\2", text).replace("@", "@\u2060")
-    return _MARKDOWN.sub(r"\\\1", text)
-
 
 CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
@@ -47,7 +38,6 @@ CSS = """<style>
 [class*="st-key-drop_"] button::before { content: "\\00d7" / ""; font-size: 1.3rem; }
 .st-key-summary { background: rgba(138, 148, 166, 0.08); }
 """
-VERDICT_COLOUR = {True: GOOD, False: BAD, None: NEUTRAL}
 
 
 def style() -> None:
@@ -63,7 +53,7 @@ def chunk_edges(chunk_colours: dict[str, bool | None], focused: str | None = Non
 
     Only our own ids (hex) and colours go into this HTML: never any text a visitor typed.
     """
-    rules = [f".st-key-chunkbox_{uid} {{ border-left: 5px solid {VERDICT_COLOUR[yes]}; "
+    rules = [f".st-key-chunkbox_{uid} {{ border-left: 5px solid {verdict.HEX[yes]}; "
              "padding-left: 0.5rem; }"
              for uid, yes in chunk_colours.items() if re.fullmatch(r"[0-9a-f]{8}", uid)]
     if focused is not None and re.fullmatch(r"[0-9a-f]{8}", focused):
@@ -72,34 +62,15 @@ def chunk_edges(chunk_colours: dict[str, bool | None], focused: str | None = Non
     st.html("<style>" + "\n".join(rules) + "</style>")
 
 
-_CHUNK = re.compile(r"context\[(\d+)\]")
-
-
-def chunk_of(judged: str) -> int | None:
-    """The chunk a judged item belongs to: 2 for `context[2]` and `context[2][0]`."""
-    m = _CHUNK.match(judged)
-    return int(m.group(1)) if m else None
-
-
-def plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
-_CONTEXT = re.compile(r"context\[(\d+)\]$")
-
-
-def chunk_rows(report: Report) -> dict[int, dict]:
+def chunk_rows(report: Report) -> dict[int, DetailRow]:
     """The per-chunk row (p, verdict, evidence) by chunk position, from the first evaluator
     that judges whole chunks (chunk_relevance, else contextual_precision)."""
     for name, result in report.results.items():
         if result.skipped:
             continue
         rows = report.rows(name)
-        by_pos = {}
-        for row in rows:
-            m = _CONTEXT.match(row["judged"])
-            if m:
-                by_pos[int(m.group(1))] = {**row, "evaluator": name}
+        by_pos = {row.address.chunk: row for row in rows
+                  if row.address.whole_chunk and row.address.chunk is not None}
         if by_pos and len(by_pos) == len(rows):
             return by_pos
     return {}
@@ -107,11 +78,10 @@ def chunk_rows(report: Report) -> dict[int, dict]:
 
 def chip(name: str, result: Result, stale: bool) -> str:
     """One evaluator as a coloured badge: name, score, pass/fail (markdown of our own text)."""
+    word = verdict.of_result(result)
     if result.skipped:
-        return f":gray-badge[{inert(name)} · skipped]"
-    word = "PASS" if result.passed else "FAIL"
-    colour = "gray" if stale else ("green" if result.passed else "red")
-    return f":{colour}-badge[{inert(name)} {result.score or 0.0:.2f} {word}]"
+        return f":{verdict.colour(word)}-badge[{inert(name)} · {word}]"
+    return f":{verdict.colour(word, stale)}-badge[{inert(name)} {result.score or 0.0:.2f} {word}]"
 
 
 def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
@@ -123,19 +93,19 @@ def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
     passed = report.passed
     with st.container(border=True, key="summary", horizontal=True, wrap=False,
                       vertical_alignment="center", gap="medium"):
-        word = {True: "PASS", False: "FAIL", None: "NOT SCORED"}[passed]
-        colour = "gray" if stale or passed is None else ("green" if passed else "red")
+        word = verdict.of_case(passed)
         size = "#" if big else "##"
-        st.markdown(f"{size} :{colour}[{word}]" + (" :gray[stale]" if stale else ""),
+        st.markdown(f"{size} :{verdict.colour(word, stale)}[{word}]"
+                    + (" :gray[stale]" if stale else ""),
                     width="content")
         lines = [" ".join(chip(n, r, stale) for n, r in report.results.items())]
         per_chunk = chunk_rows(report)
         if per_chunk and not stale:
-            unsure = sum(1 for r in per_chunk.values() if r["unsure"])
-            relevant = sum(1 for r in per_chunk.values() if r["yes"] and not r["unsure"])
+            unsure = sum(1 for r in per_chunk.values() if r.unsure)
+            relevant = sum(1 for r in per_chunk.values() if r.yes and not r.unsure)
             noise = len(per_chunk) - relevant - unsure
-            counts = (f"**{relevant}** relevant · **{noise}** noise "
-                      f"{'chunk' if noise == 1 else 'chunks'}")
+            counts = f"**{relevant}** relevant · **{noise}** noise " + (
+                "chunk" if noise == 1 else "chunks")
             if unsure:
                 counts += f" · **{unsure}** unsure"
             if blank:
@@ -180,38 +150,15 @@ def judge_card(judge: str) -> str:
             + f"\n\nReproduce: `{found.command}`")
 
 
-def cards(report: Report, stale: bool) -> None:
-    """One card per evaluator, one per row so that nothing is cut off."""
-    for name, result in report.results.items():
-        with st.container(border=True, key=f"card_{name}"):
-            card(name, result, stale)
-
-
-def card(name: str, result: Result, stale: bool) -> None:
-    """Name, verdict, score and label on one line, the reason under it: two elements (an
-    edit redraws every card; with metrics and columns a card was six)."""
-    if result.skipped:
-        st.markdown(f"**{inert(name)}** :gray-badge[skipped]")
-        st.caption(inert(result.reason.replace("`", "")))
-        return
-    passed = "PASS" if result.passed else "FAIL"
-    colour = "gray" if stale else ("green" if result.passed else "red")
-    rule = "≥" if result.higher_is_better else "≤"
-    score = result.score if result.score is not None else 0.0
-    st.markdown(f"**{inert(name)}** :{colour}-badge[{passed}{' · stale' if stale else ''}]"
-                f" :gray[score] **{score:.2f}** :gray[· label] **{inert(result.label)}**")
-    st.caption(inert(f"{result.reason.replace('`', '')} Passes at score {rule} "
-                     f"{result.threshold:.2f}; confidence {result.confidence or 0.0:.2f}."))
-
-
-def bar_labels(rows: list[dict]) -> list[str]:
+def bar_labels(rows: list[DetailRow]) -> list[str]:
     """A short, unique label per row: `context[2]`, or `output (ha3)` when names repeat."""
-    names = [r["judged"] for r in rows]
-    return [n if names.count(n) == 1 else f"{n} ({r['id']})" for n, r in zip(names, rows,
-                                                                             strict=True)]
+    names = [r.judged for r in rows]
+    return [n if names.count(n) == 1 else f"{n} ({r.id})" for n, r in zip(names, rows,
+                                                                          strict=True)]
 
 
-def detail(report: Report, name: str, focus: int | None = None, on_pick=None) -> None:
+def detail(report: Report, name: str, focus: int | None = None,
+           on_pick: Callable[[str], None] | None = None) -> None:
     """One evaluator's bars with the 0.5 line (its rows are in the questions table), and why.
     The focused chunk's bars are framed and the others dimmed; a click on a bar calls
     `on_pick` with the chart's key (its selection is in session state)."""
@@ -219,14 +166,15 @@ def detail(report: Report, name: str, focus: int | None = None, on_pick=None) ->
     labels = bar_labels(raw)
     bars = []
     for label, r in zip(labels, raw, strict=True):
-        mine = focus is not None and chunk_of(r["judged"]) == focus
-        bars.append({"bar": label, "judged": r["judged"], "p": r["p"], "verdict": r["verdict"],
-                     "text": r["text"], "focused": mine, "dim": focus is not None and not mine})
+        mine = focus is not None and r.address.chunk == focus
+        bars.append({"bar": label, "judged": r.judged, "p": r.p, "verdict": r.verdict,
+                     "text": r.text, "focused": mine, "dim": focus is not None and not mine})
     key = f"bars_{name}"
     st.vega_lite_chart(chart(bars, EVALUATORS[name]), width="stretch", key=key,
                        on_select=(lambda: on_pick(key)) if on_pick else "ignore",
                        selection_mode="pick" if on_pick else None)
-    why(raw)
+    if judges.known(report.judge) and judges.entry(report.judge).explains:
+        why(raw)
 
 
 def question_rows(report: Report) -> list[dict]:
@@ -234,22 +182,22 @@ def question_rows(report: Report) -> list[dict]:
     return [row for row, _ in _question_rows(report)]
 
 
-def _question_rows(report: Report) -> list[tuple[dict, str]]:
-    """The question rows, each with the name of what it judges (`context[2][0]`)."""
+def _question_rows(report: Report) -> list[tuple[dict, Address]]:
+    """The question rows, each with the address of what it judges."""
     out, seen = [], set()
     wire_ids = report.packed.wire_ids
     for name, result in report.results.items():
         if result.skipped:
             continue
         for row in report.rows(name):
-            wid = wire_ids.get(row["id"], row["id"])
+            wid = wire_ids.get(row.id, row.id)
             if wid in seen:
                 continue
             seen.add(wid)
-            text = one_line_short(row["text"], 80)
-            out.append(({"id": wid, "p": row["p"], "verdict": row["verdict"],
-                         "refers to": f"{row['judged']}: {text}" if text else row["judged"],
-                         "question": row["question"], "evaluator": name}, row["judged"]))
+            text = one_line_short(row.text, 80)
+            out.append(({"id": wid, "p": row.p, "verdict": row.verdict,
+                         "refers to": f"{row.judged}: {text}" if text else row.judged,
+                         "question": row.question, "evaluator": name}, row.address))
     return out
 
 
@@ -263,8 +211,8 @@ def questions_table(report: Report, focus: int | None = None) -> None:
     the verbatim block one click away."""
     pairs = _question_rows(report)
     rows = [row for row, _ in pairs]
-    mine = [i for i, (_, judged) in enumerate(pairs)
-            if focus is not None and chunk_of(judged) == focus]
+    mine = [i for i, (_, address) in enumerate(pairs)
+            if focus is not None and address.chunk == focus]
     if rows:
         selected = {"key": f"questions_focus_{focus}", "on_select": "rerun",
                     "selection_mode": "multi-row",
@@ -303,7 +251,7 @@ def compare(reports: dict[str, Report]) -> None:
     agree = sum(1 for r in table if r["agree"] == "yes")
     st.markdown(f"**{' / '.join(inert(n) for n in names)}** agree on **{agree} of "
                 f"{plural(len(table), 'question', 'questions')}**; the case verdicts: "
-                + ", ".join(f"{inert(n)} {'PASS' if r.passed else 'FAIL'}"
+                + ", ".join(f"{inert(n)} {verdict.of_case(r.passed)}"
                             for n, r in reports.items()))
     config = {f"p {j}": st.column_config.NumberColumn(f"p {j}", format="%.2f")
               for j in names}
@@ -320,7 +268,9 @@ def exports(report: Report, case_payload: dict) -> None:
                         width="stretch", on_click="ignore")
 
     def csv() -> str:
-        rows = [{"evaluator": name, **row, "why": ", ".join(t for _, _, t in row["evidence"])}
+        rows = [{"evaluator": name, "id": row.id, "judged": row.judged, "text": row.text,
+                 "p": row.p, "verdict": row.verdict, "question": row.question,
+                 "why": ", ".join(t for _, _, t in row.evidence)}
                 for name, result in report.results.items() if not result.skipped
                 for row in report.rows(name)]
         columns = ["evaluator", "id", "judged", "text", "p", "verdict", "why", "question"]
@@ -331,23 +281,23 @@ def exports(report: Report, case_payload: dict) -> None:
                         help="text cells that would run as spreadsheet formulas are made inert")
 
 
-def present_chunks(context: tuple[str, ...], per_chunk: dict[int, dict]) -> None:
+def present_chunks(context: tuple[str, ...], per_chunk: dict[int, DetailRow]) -> None:
     """Presentation mode: each chunk as a card with its verdict and the words that drove p."""
     for pos, text in enumerate(context):
         row = per_chunk.get(pos)
         with st.container(border=True):
+            where = Address.of_chunk(pos)
             if row is None:
-                st.markdown(f"**context[{pos}]** :gray-badge[blank · not judged]")
+                st.markdown(f"**{where}** :gray-badge[blank · not judged]")
                 continue
-            colour = "green" if row["yes"] else "gray"
-            st.markdown(f"**context[{pos}]** :{colour}-badge[p {row['p']:.2f} · "
-                        f"{inert(row['verdict'])}]  \n"
-                        + highlighted(text, row["evidence"]))
+            colour = "green" if row.yes else "gray"
+            st.markdown(f"**{where}** :{colour}-badge[p {row.p:.2f} · {inert(row.verdict)}]  \n"
+                        + highlighted(text, row.evidence))
 
 
-def why(rows: list[dict]) -> None:
-    """Each judged text with the words that drove its p highlighted (offline judges say)."""
-    shown = [r for r in rows if r["evidence"] and r["text"]]
+def why(rows: list[DetailRow]) -> None:
+    """Each judged text with the words that drove its p highlighted (judges that explain)."""
+    shown = [r for r in rows if r.evidence and r.text]
     if not shown:
         return
     box = st.expander("Why: the words that drove each p", key="why_open", on_change="rerun")
@@ -355,8 +305,8 @@ def why(rows: list[dict]) -> None:
         return
     with box:
         for r in shown:
-            st.markdown(f"**{inert(r['judged'])}** · p {r['p']:.2f} · {inert(r['verdict'])}  \n"
-                        + highlighted(r["text"], r["evidence"]))
+            st.markdown(f"**{inert(r.judged)}** · p {r.p:.2f} · {inert(r.verdict)}  \n"
+                        + highlighted(r.text, r.evidence))
 
 
 def highlighted(text: str, spans: tuple[tuple[int, int, str], ...]) -> str:
@@ -386,7 +336,7 @@ def chart(rows: list[dict], evaluator: Evaluator) -> dict:
     A Vega-Lite spec written out (no chart library to build and validate it on every edit);
     `rows` carry bar, judged, p, verdict and text.
     """
-    yes_colour = GOOD if evaluator.higher_is_better else BAD
+    yes_colour = verdict.GOOD if evaluator.higher_is_better else verdict.BAD
     bars = {
         "mark": {"type": "bar", "strokeWidth": 3},
         # a click picks a bar (the page focuses its chunk); the focus itself comes with the data
@@ -402,7 +352,7 @@ def chart(rows: list[dict], evaluator: Evaluator) -> dict:
             "color": {"field": "verdict", "type": "nominal",
                       "legend": {"orient": "top", "title": None},
                       "scale": {"domain": list(evaluator.verdicts),
-                                "range": [yes_colour, NEUTRAL]}},
+                                "range": [yes_colour, verdict.NEUTRAL]}},
             "tooltip": [{"field": "judged", "type": "nominal"},
                         {"field": "p", "type": "quantitative", "format": ".2f"},
                         {"field": "verdict", "type": "nominal"},

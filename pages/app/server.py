@@ -16,10 +16,10 @@ from typing import Any
 
 @contextlib.asynccontextmanager
 async def lifespan(app: Any) -> AsyncIterator[None]:
-    from pages import session
+    from pages.app import resources
 
     serve_by_navigation()
-    await asyncio.to_thread(session.warm_up)
+    await asyncio.to_thread(resources.warm_up)
     yield
 
 
@@ -30,6 +30,10 @@ def serve_by_navigation() -> None:
     as the old kind of multipage app: a fresh server's first run would look a link such as
     /evaluators up among pages/'s file names and show "page not found" before app.py opened
     the page. This is the value st.navigation sets on its first run, set before any run.
+
+    Still needed: pages/ stays beside app.py (the product's layout, and the scripts app.py
+    names), and Streamlit sees any folder of that name there; only the flag it reads is
+    private (streamlit.runtime.pages_manager), which test_server checks on every upgrade.
     """
     from streamlit.runtime.pages_manager import PagesManager
 

@@ -1,0 +1,108 @@
+"""The judges this product knows, and the only place a judge is built.
+
+One `Entry` per judge says what the judge is (offline or hosted, whether it needs a key, how
+many cases a dataset run sends at once, whether it says why) and how to build it. The CLI,
+the pages, dataset runs and comparisons all build judges with `get` and ask `entry` what a
+judge is; nothing compares judge names. Adding a judge is one module and one entry below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import JudgeError
+from .base import Judge
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One judge of the catalog: its names for people, what it is, and its factory."""
+
+    name: str  # as typed after --judge and kept with a run
+    title: str  # short, for buttons ("Score with Jev")
+    label: str  # for pickers ("Jev (hosted, needs a key)")
+    build: Callable[..., Judge]  # takes the settings `get` passes on
+    hosted: bool = False  # answers come from a server (billed, asked only when the user says)
+    needs_key: bool = False
+    concurrency: int = 2  # cases in flight in the app's runs: offline judges share the cores
+    explains: bool = False  # its answers carry evidence: the words that drove each p
+
+    @property
+    def offline(self) -> bool:
+        return not self.hosted
+
+
+def _local(**_: Any) -> Judge:
+    from .local import LocalJudge
+
+    return LocalJudge()
+
+
+def _lexical(**_: Any) -> Judge:
+    from .lexical import LexicalJudge
+
+    return LexicalJudge()
+
+
+def _jev(**settings: Any) -> Judge:
+    from .jev import JevJudge
+
+    return JevJudge(**settings)
+
+
+DEFAULT = "local"
+CATALOG: dict[str, Entry] = {e.name: e for e in (
+    Entry("local", "Local", "Local (offline, default)", _local, explains=True),
+    Entry("lexical", "Lexical", "Lexical (word overlap)", _lexical, explains=True),
+    # the hosted judge keeps its own rate limits, so a run may keep more cases in flight
+    Entry("jev", "Jev", "Jev (hosted, needs a key)", _jev, hosted=True, needs_key=True,
+          concurrency=8),
+)}
+
+
+def names() -> tuple[str, ...]:
+    return tuple(CATALOG)
+
+
+def known(name: object) -> bool:
+    return isinstance(name, str) and name in CATALOG
+
+
+def entry(name: str) -> Entry:
+    """The catalog's entry for `name`; a JudgeError naming the choices for any other name."""
+    if not known(name):
+        raise JudgeError(f"unknown judge {str(name)[:40]!r}: choose from {', '.join(CATALOG)}")
+    return CATALOG[name]
+
+
+def labels() -> dict[str, str]:
+    return {name: e.label for name, e in CATALOG.items()}
+
+
+def offline_names() -> tuple[str, ...]:
+    return tuple(name for name, e in CATALOG.items() if e.offline)
+
+
+def hosted_name() -> str | None:
+    """The hosted judge (the one the app's connection settings and live mode are for)."""
+    return next((name for name, e in CATALOG.items() if e.hosted), None)
+
+
+def is_hosted(name: str) -> bool:
+    return known(name) and CATALOG[name].hosted
+
+
+def get(name: str, **settings: Any) -> Judge:
+    """A judge by name; a hosted one takes api_key, base_url, model, retry, transport, limiter.
+
+    Settings left at None are not given. Offline judges take none: passing one is a mistake
+    (a key meant for the hosted judge), so it is refused rather than dropped.
+    """
+    found = entry(name)
+    given = {k: v for k, v in settings.items() if v is not None}
+    if found.offline and given:
+        raise JudgeError(f"the {name} judge takes no settings ({', '.join(sorted(given))} "
+                         f"given); they are for --judge {hosted_name()}")
+    return found.build(**given)

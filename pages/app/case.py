@@ -1,0 +1,145 @@
+"""The case being edited: putting one into the editor, reading it back, its share token, and
+the chunk list's edits (add, move, delete, paste many)."""
+
+from __future__ import annotations
+
+import functools
+import re
+import uuid
+
+import streamlit as st
+
+from jeval_core import Case, CaseError, judges, share
+from jeval_core import evaluators as registry
+from jeval_core.casefile import CaseFile
+from jeval_core.evaluators import Evaluator
+from jeval_core.wire import parse_json
+from pages.app import resources, state
+
+
+def load(loaded: CaseFile, origin: str = "") -> None:
+    """Put a case into the editor's widgets (call from a callback or before the widgets).
+
+    `origin` says where it came from ("an uploaded file"...); the page marks the case as
+    modified once it no longer matches what was loaded.
+    """
+    case = loaded.case
+    state.forget_chunks_and_sliders()
+    state.put(state.INPUT, case.input)
+    state.put(state.OUTPUT, case.output)
+    state.put(state.EXPECTED, case.expected or "")
+    ids = [uuid.uuid4().hex[:8] for _ in case.context]
+    for uid, chunk in zip(ids, case.context, strict=True):
+        state.put(state.chunk_key(uid), chunk)
+    state.set_chunk_ids(ids)
+    state.put(state.EVALUATORS, [e.name for e in loaded.chosen()])
+    state.set_thresholds(dict(loaded.thresholds))
+    state.set_origin(origin, token(with_judge=False))
+
+
+def load_example(name: str) -> None:
+    load(resources.read_example(name), resources.descriptions()[name])
+
+
+def ensure_case() -> None:
+    """First visit: the case from a share link if there is one, else the seed example."""
+    if state.has_case():
+        return
+    link = st.query_params.get("case")
+    if link:
+        try:
+            shared = share.decode(link)
+        except CaseError as err:
+            state.say(state.NOTICE, str(err))
+        else:
+            load(shared.file, "a shared link")
+            if judges.known(shared.judge):
+                state.put(state.JUDGE, shared.judge)
+            return
+    load_example(resources.DEFAULT_EXAMPLE)
+    state.put(state.EXAMPLE, resources.DEFAULT_EXAMPLE)
+    state.set_seed_token(state.origin_token())
+
+
+def token(with_judge: bool = True) -> str:
+    """The share token of what is in the editor (never a key: none is passed)."""
+    judge = state.get(state.JUDGE) if with_judge else None
+    return _token(current(), tuple(state.evaluator_names()), judge,
+                  tuple(state.thresholds().items()))
+
+
+@functools.lru_cache(maxsize=8)  # a run needs two or three; a case can hold megabytes
+def _token(case: Case, names: tuple[str, ...], judge: str | None,
+           thresholds: tuple[tuple[str, float], ...]) -> str:
+    """Pure in its arguments: a run asks for the same case's token a few times (the link,
+    whether it was modified, whether it is the seed), each a JSON dump and a compression."""
+    return share.encode(case, tuple(registry.get(n) for n in names), judge, dict(thresholds))
+
+
+def modified() -> bool:
+    """Whether the case no longer matches what was loaded (the judge is not the case)."""
+    return token(with_judge=False) != state.origin_token()
+
+
+def current() -> Case:
+    expected = state.text(state.EXPECTED)
+    return Case(
+        input=state.text(state.INPUT),
+        output=state.text(state.OUTPUT),
+        expected=expected if expected.strip() else None,
+        context=tuple(state.text(state.chunk_key(uid)) for uid in state.chunk_ids()),
+    )
+
+
+def chosen_evaluators() -> tuple[Evaluator, ...]:
+    """The evaluators picked in the multiselect, as objects (names resolved here, once)."""
+    return tuple(registry.get(n) for n in state.evaluator_names())
+
+
+SEPARATORS = {
+    "blank": "a blank line",
+    "line": "one chunk per line",
+    "dashes": "a --- line",
+    "json": 'a JSON array ["...", "..."]',
+}
+
+
+def split_chunks(text: str, how: str = "blank") -> list[str]:
+    """Chunks pasted at once, split the way they were pasted; a CaseError for a bad array."""
+    if how == "json":
+        try:
+            items = parse_json(text)
+        except ValueError as err:
+            raise CaseError(f"the pasted text is not a JSON array: {err}") from None
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise CaseError('the pasted JSON must be an array of strings, like ["a", "b"]')
+        parts = items
+    elif how == "line":
+        parts = text.splitlines()
+    elif how == "dashes":
+        parts = re.split(r"(?m)^[ \t]*-{3,}[ \t]*$", text)
+    else:
+        parts = re.split(r"\n\s*\n", text)
+    return [c.strip() for c in parts if c.strip()]
+
+
+def add_chunks(chunks: list[str], replace: bool = False) -> None:
+    ids = [] if replace else list(state.chunk_ids())
+    for chunk in chunks:
+        uid = uuid.uuid4().hex[:8]
+        state.put(state.chunk_key(uid), chunk)
+        ids.append(uid)
+    state.set_chunk_ids(ids)
+
+
+def move_chunk(uid: str, step: int) -> None:
+    ids = state.chunk_ids()
+    i = ids.index(uid)
+    j = i + step
+    if 0 <= j < len(ids):
+        ids[i], ids[j] = ids[j], ids[i]
+
+
+def delete_chunk(uid: str) -> None:
+    state.chunk_ids().remove(uid)
+    state.drop(state.chunk_key(uid))

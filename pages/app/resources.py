@@ -1,0 +1,157 @@
+"""What the pages share across sessions, loaded once per process: offline judges, the run
+store, the example cases; and the server's warm-up and the garbage collector's tuning."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import threading
+import time
+from pathlib import Path
+
+import streamlit as st
+
+from jeval_core import CaseError, JudgeError, casefile, judges
+from jeval_core import evaluators as registry
+from jeval_core.casefile import CaseFile
+from jeval_core.judges import Judge
+from jeval_core.judges.jev import KEY_ENV
+from jeval_core.scoring import prepare, run
+from jeval_core.store import Store, default_url, open_store
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "assets" / "examples"
+DEFAULT_EXAMPLE = "jev_pricing"
+
+
+# Streamlit collects garbage (all generations) after every script run, holding the GIL: the
+# run's last messages and the next run wait for it. Walking every object the libraries and
+# the judges' models keep took 50-400 ms per run here. When such a collection was slow, the
+# objects alive at the start of the next run (just after it: the long-lived ones) are moved
+# out of its way with gc.freeze; this happens after each big load (the model, the profanity
+# classifier, the table library), a few times per process.
+SLOW_COLLECTION_S = 0.02
+_COLLECTION = {"started": 0.0, "slow": True}  # the imports, at first
+
+
+def _time_full_collections(phase: str, info: dict) -> None:
+    if info.get("generation") != 2:
+        return
+    if phase == "start":
+        _COLLECTION["started"] = time.perf_counter()
+    elif time.perf_counter() - _COLLECTION["started"] > SLOW_COLLECTION_S:
+        _COLLECTION["slow"] = True
+
+
+if _time_full_collections not in gc.callbacks:
+    gc.callbacks.append(_time_full_collections)
+
+
+def spare_the_collector() -> None:
+    """At the start of a run, after a slow full collection: freeze what is alive (see above)."""
+    if _COLLECTION["slow"]:
+        _COLLECTION["slow"] = False
+        gc.freeze()
+
+
+# ---- offline judges: one of each per process ----
+
+_JUDGES: dict[str, Judge] = {}
+_JUDGES_LOCK = threading.Lock()
+
+
+def offline_judge(name: str) -> Judge:
+    """An offline judge, built through the catalog and loaded once per process: the first
+    caller loads it, others wait (the Playground and dataset runs share it)."""
+    with _JUDGES_LOCK:
+        if name not in _JUDGES:
+            judge = judges.get(name)
+            judge.warm_up()
+            _JUDGES[name] = judge
+        return _JUDGES[name]
+
+
+def offline_judge_ready(name: str) -> bool:
+    return name in _JUDGES
+
+
+# ---- the run store ----
+
+@st.cache_resource(show_spinner=False)
+def store_at(url: str) -> Store:
+    """The run store at `url`, opened once per process (its engine is thread-safe)."""
+    return open_store(url)
+
+
+def store_url() -> str:
+    return default_url()
+
+
+def store() -> Store:
+    """The run store (JEVAL_DB, else the SQLite file in the user data dir); one per URL and
+    process. Raises JevalError with one line when it cannot be opened."""
+    return store_at(store_url())
+
+
+# ---- the example cases ----
+
+def examples() -> dict[str, Path]:
+    return {p.stem: p for p in sorted(EXAMPLES.glob("*.json"))}
+
+
+@st.cache_data(show_spinner=False)
+def descriptions() -> dict[str, str]:
+    """Each example's one-line description (its file name when it has none)."""
+    out = {}
+    for name in examples():
+        try:
+            out[name] = read_example(name).description or name
+        except CaseError:
+            out[name] = name
+    return out
+
+
+def read_example(name: str) -> CaseFile:
+    path = examples()[name]
+    return casefile.decode(path.read_bytes(), path.name)
+
+
+# ---- the server's warm-up ----
+
+def warm_up() -> None:
+    """Load what the pages need while the server starts (app.py's App), so that no visitor
+    waits for it: the default judge's model and its profanity model (the seed example scored
+    once with every evaluator), the table library, the image library of the logo."""
+    # on failure the page loads it again and says what went wrong
+    with contextlib.suppress(Exception):
+        # Streamlit's once-per-process check on the first element walks the caller's whole
+        # stack (inspect.stack: 0.1-0.3 s from a page); from this thread's short stack, none
+        from streamlit import delta_generator
+
+        delta_generator._maybe_print_use_warning()
+        judge = offline_judge(judges.DEFAULT)
+        seed = read_example(DEFAULT_EXAMPLE).case
+        run(prepare(seed, registry.ALL, judge), judge)
+        for module in ("pandas", "pyarrow"):  # what the first chart and table convert with
+            importlib.import_module(module)
+        importlib.import_module("PIL.Image").preinit()  # what the logo and the icon open with
+
+
+# ---- the judge a dataset run or a comparison asks ----
+
+def run_judge(name: str) -> tuple[Judge, tuple[Judge, ...]]:
+    """The judge called `name`, and what to close after the run (a hosted judge's client;
+    offline judges are shared and stay loaded). Raises JevalError (no key...)."""
+    from pages.app import hosted
+
+    if not judges.entry(name).hosted:
+        return offline_judge(name), ()
+    judge = hosted.from_settings()
+    if judges.entry(name).needs_key and not judge.has_key:
+        # say so now, not once per case in a stored run of errors
+        url = judge.base_url
+        judge.close()
+        raise JudgeError(f"no API key for {url}: choose {judges.entry(name).title} in the "
+                         f"sidebar and type one, or set {KEY_ENV} for this server. Nothing "
+                         "was sent")
+    return judge, (judge,)

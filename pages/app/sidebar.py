@@ -1,0 +1,64 @@
+"""The sidebar: which judge answers, a hosted judge's connection, presentation mode."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from jeval_core import JevalError, judges
+from jeval_core.judges.jev import Secret
+from pages.app import hosted, state
+from pages.app.views.text import inert
+
+
+def presentation_toggle() -> None:
+    """Presentation mode for demos: also `?present=true` in the URL."""
+    with st.sidebar:
+        st.toggle("Presentation mode", key=state.PRESENT, bind="query-params",
+                  help="hides the editor: the verdict large, chunk cards with highlights")
+
+
+def judge_settings() -> None:
+    """Which judge answers; for a hosted one, its server, key and model."""
+    with st.sidebar:
+        labels = judges.labels()
+        picked = st.radio("Judge", list(labels), format_func=labels.get, key=state.JUDGE,
+                          persist_state="session")
+        if judges.is_hosted(picked):
+            connection()
+
+
+def connection() -> None:
+    st.session_state.setdefault(state.BASE_URL, hosted.default_base_url())
+    st.text_input("Base URL", key=state.BASE_URL, persist_state="session")
+    has_env_key = hosted.env_key_for(state.text(state.BASE_URL))
+    kept = state.secret() is not None
+    st.text_input("API key", type="password", key=state.KEY_BOX, on_change=keep_key,
+                  placeholder="a key is kept for this session" if kept else
+                  "using the key from the environment" if has_env_key else
+                  "paste your key for this server",
+                  help="Kept in this session's memory on the server only: once entered it "
+                  "leaves the page (the box empties), and it is never in the link, the "
+                  "downloads or the logs. The environment's key is only sent to the "
+                  "server the environment names.")
+    if kept:
+        st.button("Forget the key", on_click=lambda: state.keep_secret(None))
+    offered = state.models() or [hosted.model()]
+    st.selectbox("Model", offered, key=state.MODEL, persist_state="session")
+    if st.button("Load models from the server"):
+        try:
+            state.set_models(hosted.list_models())
+        except JevalError as err:
+            state.say(state.MODELS_ERROR, str(err))
+        st.rerun()
+    problem = state.said(state.MODELS_ERROR)
+    if problem:
+        st.error(inert(problem))
+
+
+def keep_key() -> None:
+    """The key box's callback: keep what was typed in the session, out of the page (a
+    password box's value is in its HTML)."""
+    typed = state.text(state.KEY_BOX).strip()
+    state.put(state.KEY_BOX, "")
+    if typed:
+        state.keep_secret(Secret(typed))

@@ -1,0 +1,201 @@
+"""Everything a browser session keeps, under named accessors; the keys are written here only.
+
+Widgets own their values (their keys are the names below, passed as `key=`); the rest is
+read and set through the functions here. Page-only widgets carry their page's prefix in
+their key (`ds_`, `cmp_`, `dash_`). The typed API key is kept server side, in this session's
+memory only: never a widget's value, a URL, a file or a log.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from jeval_core import judges
+
+if TYPE_CHECKING:
+    from jeval_core.judges.jev import Secret
+    from jeval_core.live import Runner
+    from jeval_core.scoring import Report
+
+# ---- widget keys ----
+INPUT, OUTPUT, EXPECTED = "input", "output", "expected"  # the case's texts
+EVALUATORS = "evaluators"
+EXAMPLE = "example"  # the example picked (None once another case is loaded)
+JUDGE = "judge"
+BASE_URL, KEY_BOX, MODEL = "jev_base_url", "jev_key", "jev_model"  # the hosted connection
+HOSTED_LIVE = "hosted_live"
+PRESENT = "present"  # presentation mode
+FOCUS = "focus"  # the chunk in focus, as its address reads (`context[2]`)
+UPLOAD, PASTE, PASTE_HOW = "upload", "paste", "paste_how"
+CAP_USD, CAP_REQUESTS = "live_cap_usd", "live_cap_requests"
+_CHUNK, _THRESHOLD = "chunk_", "th_"
+
+# ---- one-line notices: said once, on the next run ----
+NOTICE = "notice"  # a damaged share link
+UPLOAD_NOTICE, PASTE_NOTICE = "upload_notice", "paste_notice"
+MODELS_ERROR = "models_error"
+KEPT_RUN = "kept_run"
+
+# ---- values no widget holds ----
+_CHUNK_IDS = "chunk_ids"
+_THRESHOLDS = "thresholds"
+_ORIGIN, _ORIGIN_TOKEN, _SEED_TOKEN = "origin", "origin_token", "seed_token"
+_SECRET = "jev_secret"
+_MODELS = "jev_models"
+_HOSTED_REPORT = "jev_result"
+_LIVE_RUNNER = "live_runner"
+_ASKED = "asked"  # one-shot requests of the page's buttons: {"copy", "live_retry"}
+
+
+def get(key: str, default: Any = None) -> Any:
+    """A widget's value (by one of the keys above)."""
+    return st.session_state.get(key, default)
+
+
+def put(key: str, value: Any) -> None:
+    st.session_state[key] = value
+
+
+def drop(key: str) -> None:
+    st.session_state.pop(key, None)
+
+
+def text(key: str) -> str:
+    return st.session_state.get(key) or ""
+
+
+def say(slot: str, message: str) -> None:
+    st.session_state[slot] = message
+
+
+def said(slot: str) -> str | None:
+    """The notice left in `slot`, taken out (it is said once)."""
+    return st.session_state.pop(slot, None) or None
+
+
+def ask(what: str) -> None:
+    st.session_state.setdefault(_ASKED, set()).add(what)
+
+
+def asked(what: str) -> bool:
+    """Whether `ask(what)` was called since the last look (the look takes it)."""
+    pending = st.session_state.get(_ASKED) or set()
+    found = what in pending
+    pending.discard(what)
+    return found
+
+
+# ---- the case in the editor ----
+
+def has_case() -> bool:
+    return _CHUNK_IDS in st.session_state
+
+
+def chunk_ids() -> list[str]:
+    return st.session_state.get(_CHUNK_IDS, [])
+
+
+def set_chunk_ids(ids: list[str]) -> None:
+    st.session_state[_CHUNK_IDS] = ids
+
+
+def chunk_key(uid: str) -> str:
+    return f"{_CHUNK}{uid}"
+
+
+def threshold_key(name: str) -> str:
+    return f"{_THRESHOLD}{name}"
+
+
+def forget_chunks_and_sliders() -> None:
+    """The previous case's chunks and threshold sliders: nothing may pile up."""
+    for key in [k for k in st.session_state if str(k).startswith((_CHUNK, _THRESHOLD))]:
+        del st.session_state[key]
+
+
+def forget_sliders() -> None:
+    for key in [k for k in st.session_state if str(k).startswith(_THRESHOLD)]:
+        del st.session_state[key]
+
+
+def evaluator_names() -> list[str]:
+    return list(st.session_state.get(EVALUATORS) or [])
+
+
+def thresholds() -> dict[str, float]:
+    return dict(st.session_state.get(_THRESHOLDS) or {})
+
+
+def set_thresholds(values: dict[str, float]) -> None:
+    st.session_state[_THRESHOLDS] = dict(values)
+
+
+def origin() -> str:
+    return st.session_state.get(_ORIGIN) or ""
+
+
+def origin_token() -> str | None:
+    return st.session_state.get(_ORIGIN_TOKEN)
+
+
+def set_origin(where: str, token: str) -> None:
+    st.session_state[_ORIGIN], st.session_state[_ORIGIN_TOKEN] = where, token
+
+
+def seed_token() -> str | None:
+    return st.session_state.get(_SEED_TOKEN)
+
+
+def set_seed_token(token: str | None) -> None:
+    st.session_state[_SEED_TOKEN] = token
+
+
+# ---- the judge ----
+
+def judge_name() -> str:
+    return st.session_state.get(JUDGE) or judges.DEFAULT
+
+
+def secret() -> Secret | None:
+    return st.session_state.get(_SECRET)
+
+
+def keep_secret(key: Secret | None) -> None:
+    if key is None:
+        st.session_state.pop(_SECRET, None)
+    else:
+        st.session_state[_SECRET] = key
+
+
+def models() -> list[str]:
+    return list(st.session_state.get(_MODELS) or [])
+
+
+def set_models(names: list[str]) -> None:
+    st.session_state[_MODELS] = names
+
+
+def hosted_report() -> Report | None:
+    """The hosted judge's last answer in this session (pressed for, or live)."""
+    return st.session_state.get(_HOSTED_REPORT)
+
+
+def set_hosted_report(report: Report) -> None:
+    st.session_state[_HOSTED_REPORT] = report
+
+
+def live_runner() -> Runner:
+    """This session's live hosted judge (its ledger and cap last as long as the session)."""
+    from jeval_core import live
+
+    runner = st.session_state.get(_LIVE_RUNNER)
+    if not isinstance(runner, live.Runner):
+        runner = live.Runner(live.Live())
+        st.session_state[_LIVE_RUNNER] = runner
+    return runner
+
+
+def live_runner_if_any() -> Runner | None:
+    return st.session_state.get(_LIVE_RUNNER)

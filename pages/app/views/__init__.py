@@ -1,0 +1,1 @@
+"""What the pages draw, one module per thing drawn; each reads jeval_core's typed objects."""

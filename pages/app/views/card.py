@@ -1,0 +1,51 @@
+"""The one result card: an evaluator's verdict, score, label and reason, wherever a result
+is drawn (the Playground's cards, a stored case on the Dashboard and the Dataset page)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import streamlit as st
+
+from jeval_core.records import CaseRow
+from jeval_core.results import Result
+from pages.app.views import verdict
+from pages.app.views.text import inert
+
+
+def result_card(name: str, result: Result, stale: bool = False) -> None:
+    """Name, verdict, score and label on one line, the reason under it: two elements (an
+    edit redraws every card; with metrics and columns a card was six)."""
+    if result.skipped:
+        st.markdown(f"**{inert(name)}** {verdict.badge(verdict.SKIPPED)}")
+        st.caption(inert(result.reason.replace("`", "")))
+        return
+    word = verdict.of_result(result)
+    rule = "≥" if result.higher_is_better else "≤"
+    score = result.score if result.score is not None else 0.0
+    st.markdown(f"**{inert(name)}** {verdict.badge(word, stale, ' · stale' if stale else '')}"
+                f" :gray[score] **{score:.2f}** :gray[· label] **{inert(result.label)}**")
+    st.caption(inert(f"{result.reason.replace('`', '')} Passes at score {rule} "
+                     f"{result.threshold:.2f}; confidence {result.confidence or 0.0:.2f}."))
+
+
+def result_cards(results: Mapping[str, Result], stale: bool = False) -> None:
+    """One bordered card per evaluator, one per row so that nothing is cut off."""
+    for name, result in results.items():
+        with st.container(border=True, key=f"card_{name}"):
+            result_card(name, result, stale)
+
+
+def case_card(row: CaseRow | None, title: str) -> None:
+    """One stored case: its verdict, then a result card per evaluator. Every text from the
+    case or the judge is drawn inert."""
+    with st.container(border=True):
+        if row is None:
+            st.markdown(f"**{inert(title)}** :gray-badge[not in this run]")
+            return
+        st.markdown(f"**{inert(title)}** {verdict.badge(verdict.of_case(row.passed, row.error))}")
+        if row.report is None:
+            st.caption(inert(row.error or "not scored"))
+            return
+        for name, result in row.results.items():
+            result_card(name, result)

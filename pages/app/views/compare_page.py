@@ -1,0 +1,234 @@
+"""The Compare page's parts: one dataset scored by two or three judges, side by side.
+
+Read the widgets, call jeval_core (`compare.run_judges`, in a background job: each judge's
+pass is also a stored run), draw the comparison: how often the judges agree and how
+their p correlate, each judge against the human labels, where they disagree most, and the
+retriever's ranking against the reranked one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from jeval_core import compare, judges, share
+from jeval_core.address import Address
+from jeval_core.compare import Comparison
+from jeval_core.datasets import Dataset, DatasetRow
+from jeval_core.errors import JevalError
+from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
+from jeval_core.judges import Judge
+from pages.app import jobs, resources
+from pages.app.views import datasets, progress, stored_run
+from pages.app.views.boundary import error_line
+from pages.app.views.text import inert, number, percent, plural
+
+JOB = "cmp_job"
+
+
+def start(dataset: Dataset, names: list[str], chosen: tuple[Evaluator, ...]) -> None:
+    """Start the comparison in the background; a problem before it starts is one line."""
+    built: list[Judge] = []
+    owned: list[Judge] = []
+    try:
+        db = resources.store()
+        for name in names:
+            judge, close = resources.run_judge(name)
+            built.append(judge)
+            owned.extend(close)
+    except JevalError as err:
+        for judge in owned:
+            judge.close()
+        st.session_state["cmp_error"] = str(err)
+        return
+    order = {name: i for i, name in enumerate(names)}
+
+    def work(job: jobs.Job) -> tuple[Dataset, Comparison]:
+        found = compare.run_judges(
+            dataset, [jobs.Cancellable(j, job.cancel) for j in built], db, chosen=chosen,
+            concurrency=max(judges.entry(name).concurrency for name in names),
+            on_progress=lambda name, p: job.report(
+                p, f"judge {order.get(name, 0) + 1} of {len(names)}, {name}",
+                order.get(name, 0)),
+            cancel=job.cancel)
+        return dataset, found
+
+    title = f"{len(dataset.rows)} cases with {' and '.join(names)}"
+    st.session_state[JOB] = jobs.start(title, work, tuple(owned), steps=len(names))
+    st.session_state.pop("cmp_result", None)
+
+
+def settings(dataset: Dataset) -> None:
+    labels = judges.labels()
+    names = st.multiselect("Judges (two or three)", list(labels),
+                           default=list(judges.offline_names()[:2]), format_func=labels.get,
+                           max_selections=3, key="cmp_judges", persist_state="session")
+    picked = st.multiselect(
+        "Evaluators", NAMES, default=["chunk_relevance"], key="cmp_evaluators",
+        persist_state="session",
+        help="chunk_relevance is the one the chunk labels judge; add others to compare the "
+             "judges on them too")
+    busy = progress.running(JOB)
+    left, right = st.columns([1, 3], vertical_alignment="center")
+    ready = len(names) >= 2 and bool(picked)
+    if left.button(f"Compare on {len(dataset.rows)} cases", type="primary", key="cmp_run",
+                   disabled=busy or not ready, width="stretch"):
+        start(dataset, list(names), tuple(EVALUATORS[n] for n in picked))
+        st.rerun()  # draw the page for a running job (the Run button disabled)
+    why = ("pick at least two judges" if len(names) < 2 else
+           "pick at least one evaluator" if not picked else
+           "each judge's pass is stored as a run (see the Dashboard)")
+    hosted = [judges.entry(n).title for n in names if judges.entry(n).hosted]
+    extra = "".join(f" · {t} uses the connection set in the sidebar (choose {t} there to see it)"
+                    for t in hosted)
+    right.caption(inert(why + extra))
+    problem = st.session_state.pop("cmp_error", None)
+    if problem:
+        error_line(problem)
+
+
+def agreement(found: Comparison) -> None:
+    st.subheader("Agreement")
+    for pair in found.pairs:
+        with st.container(border=True, key=f"cmp_pair_{pair.a}_{pair.b}"):
+            st.markdown(f"**{inert(pair.a)}** vs **{inert(pair.b)}**")
+            a, b, c = st.columns(3)
+            a.metric("same verdicts", percent(pair.rate),
+                     help=f"yes/no (p ≥ 0.5) the same on {pair.same} of {pair.questions} "
+                          "questions, matched by case, evaluator and question id")
+            b.metric("correlation of p", number(pair.correlation),
+                     help="Pearson r of the two judges' p over the same questions")
+            c.metric("same case verdicts", percent(pair.case_rate),
+                     help=f"pass/fail the same on {pair.same_cases} of {pair.cases} cases")
+    rows = [{"judges": f"{p.a} vs {p.b}", "evaluator": name, "questions": q,
+             "same verdicts": 100 * s / q if q else None}
+            for p in found.pairs for name, (q, s) in p.by_evaluator.items()]
+    if len(rows) > len(found.pairs):
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                     column_config={"same verdicts": st.column_config.NumberColumn(
+                         format="%.0f%%")})
+
+
+def against_labels(found: Comparison) -> None:
+    st.subheader("Each judge against the labels")
+    rows = []
+    for j in found.judges:
+        chunks = j.summary.chunks
+        v = chunks.verdicts if chunks else None
+        rows.append({"judge": j.judge, "run": (j.run_id or "")[:8], "status": j.status,
+                     "cases scored": j.summary.cases - j.summary.pending - j.summary.errored,
+                     "pass rate": None if j.summary.pass_rate is None
+                     else 100 * j.summary.pass_rate,
+                     "labelled chunks": chunks.chunks if chunks else 0,
+                     "precision": v.precision if v else None, "recall": v.recall if v else None,
+                     "F1": v.f1 if v else None, "accuracy": v.accuracy if v else None,
+                     "AUC": chunks.auc if chunks else None})
+    number = st.column_config.NumberColumn(format="%.2f")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                 column_config={"pass rate": st.column_config.NumberColumn(format="%.0f%%"),
+                                **{k: number for k in ("precision", "recall", "F1",
+                                                       "accuracy", "AUC")}})
+    st.caption("chunk_relevance's verdict on each labelled chunk against the human label; AUC "
+               "reads p itself, so it judges the ordering, not the 0.5 cut-off.")
+
+
+def disagreements(dataset: Dataset, found: Comparison) -> None:
+    st.subheader("Where they disagree most")
+    pairs = {f"{p.a} vs {p.b}": p for p in found.pairs}
+    pick = st.selectbox("Judges", list(pairs), key="cmp_pair") if len(pairs) > 1 else next(
+        iter(pairs))
+    pair = pairs[pick or next(iter(pairs))]
+    if not pair.disagreements:
+        st.success("They gave every question the same p.")
+        return
+    base = stored_run.playground_base()
+    rows: list[dict[str, Any]] = []
+    for d in pair.disagreements:
+        row = dataset.rows[d.index] if d.index < len(dataset.rows) else None
+        link = None
+        if row is not None:
+            try:
+                link = f"{base}?case=" + share.encode(row.case, (EVALUATORS[d.evaluator],))
+            except (JevalError, KeyError):
+                link = None
+        rows.append({"open": link, "case": d.case_id, "judged": str(d.address),
+                     f"p {pair.a}": d.p_a, f"p {pair.b}": d.p_b, "gap": d.gap,
+                     "verdicts differ": "yes" if d.verdicts_differ else "",
+                     "text": judged_text(row, d.address) or d.question,
+                     "evaluator": d.evaluator})
+    number = st.column_config.NumberColumn(format="%.2f", width="small")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="cmp_disagree",
+                 column_config={"open": st.column_config.LinkColumn(
+                     "Playground", display_text="open ↗", width="small"),
+                                f"p {pair.a}": number, f"p {pair.b}": number, "gap": number,
+                                "text": st.column_config.TextColumn(
+                                    "what was judged", width="large",
+                                    help="the chunk or field the question is about (the "
+                                         "verbatim question when it is a part of one)")})
+    st.caption(f"The {len(rows)} questions with the largest gap in p (of {pair.questions} both "
+               "judges answered); open ↗ shows the case in the Playground.")
+
+
+def judged_text(row: DatasetRow | None, address: Address) -> str | None:
+    """The text a question judged, when it is a whole chunk or field (`context[2]`, `output`)."""
+    if row is None:
+        return None
+    if address.whole_chunk and address.chunk is not None:
+        i = address.chunk
+        return row.case.context[i] if i < len(row.case.context) else None
+    if address.field in ("input", "output") and address.sentence is None:
+        return str(getattr(row.case, address.field))
+    return None
+
+
+def rankings(found: Comparison) -> None:
+    st.subheader("Retriever vs reranker")
+    ranking = found.ranking
+    if ranking is None:
+        st.caption("No chunk labels in this dataset: precision@k needs context_labels.")
+        return
+    rows = [{"ranking": f"retriever ({ranking.cases} labelled cases)",
+             **{f"P@{k}": v for k, v in ranking.retriever.items()}}]
+    if ranking.reranked_cases:
+        rows.append({"ranking": f"retriever (the {ranking.reranked_cases} reranked cases)",
+                     **{f"P@{k}": v for k, v in ranking.retriever_on_reranked.items()}})
+        rows.append({"ranking": f"reranked ({ranking.reranked_cases} cases)",
+                     **{f"P@{k}": v for k, v in ranking.reranked.items()}})
+    number = st.column_config.NumberColumn(format="%.2f")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="cmp_ranking",
+                 column_config={f"P@{k}": number for k in ranking.retriever})
+    stored_run.by_rank_chart(found.by_rank)
+
+
+def results(dataset: Dataset, found: Comparison) -> None:
+    done = ", ".join(f"{j.judge} ({j.status}, run {(j.run_id or '—')[:8]})"
+                     for j in found.judges)
+    st.caption(inert(f"{found.dataset} · {done}"))
+    for j in found.judges:
+        if j.summary.errored:
+            st.warning(inert(
+                f"{j.judge} could not answer {plural(j.summary.errored, 'case', 'cases')}"
+                f" (left out of every number): {j.first_error}"))
+    if found.cancelled:
+        st.info("The comparison was cancelled: the numbers cover the cases every judge "
+                "finished.")
+    agreement(found)
+    against_labels(found)
+    disagreements(dataset, found)
+    rankings(found)
+
+
+def body() -> None:
+    progress.collect_into(JOB, "cmp_error", "cmp_result")
+    dataset = datasets.pick_dataset("cmp")
+    if dataset is not None:
+        with st.expander(inert(f"Preview: {dataset.name}"), expanded=False):
+            datasets.preview(dataset)
+        settings(dataset)
+    if progress.running(JOB):
+        progress.progress(JOB)
+    result = st.session_state.get("cmp_result")
+    if result is not None and not progress.running(JOB):
+        results(*result)

@@ -1,0 +1,242 @@
+"""The Dashboard's parts: every stored run, the trend per dataset, one run in detail, two runs
+compared.
+
+Read the store, call jeval_core (`runs.seed` once, `compare.diff_runs`), draw. A new
+history is never empty: the first visit scores a few clearly labelled example runs.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from jeval_core import compare, runs
+from jeval_core.errors import JevalError
+from jeval_core.records import RunSummary
+from jeval_core.store import Store
+from jeval_core.text import one_line
+from pages.app import resources
+from pages.app.views import stored_run, verdict
+from pages.app.views.boundary import error_line
+from pages.app.views.card import case_card
+from pages.app.views.text import inert, plural
+
+
+@st.cache_resource(show_spinner="First start: scoring the example runs from the sample dataset "
+                                "with the lexical and local judges (about 10–25 s on a small "
+                                "machine; only once)…")
+def seeded(url: str) -> list[str]:
+    """Example runs in an empty store, made once per store and process."""
+    return runs.seed(resources.store_at(url))
+
+
+def label(run: RunSummary) -> str:
+    kind = " · example" if run.seeded else ""
+    return (f"{run.started_at:%Y-%m-%d %H:%M} · {one_line(run.name, 70)} · {run.judge}{kind} · "
+            f"{run.id[:8]}")
+
+
+# ---- the runs --------------------------------------------------------------------------------
+
+
+def runs_table(history: list[RunSummary]) -> None:
+    rows = [{"time": r.started_at.replace(tzinfo=None), "name": r.name,
+             "kind": "example" if r.seeded else "", "judge": r.judge,
+             "cases": f"{r.done}/{r.cases}",
+             "pass rate": None if r.pass_rate is None else 100 * r.pass_rate, "cost": r.cost_usd,
+             "status": r.status, "dataset": r.dataset, "id": r.id[:8]} for r in history]
+    st.dataframe(
+        pd.DataFrame(rows), hide_index=True, width="stretch", key="dash_runs",
+        column_config={
+            "time": st.column_config.DatetimeColumn("time (UTC)", format="YYYY-MM-DD HH:mm"),
+            "name": st.column_config.TextColumn("name", width="medium"),
+            "kind": st.column_config.TextColumn(
+                "kind", help="example runs were scored from the sample dataset on first start"),
+            "pass rate": st.column_config.ProgressColumn("pass rate", min_value=0.0,
+                                                         max_value=100.0, format="%.0f%%"),
+            "cost": st.column_config.NumberColumn("cost", format="$%.6f",
+                                                  help="what the judge billed (offline: $0)"),
+        })
+
+
+def trend(history: list[RunSummary]) -> None:
+    """Pass rate and one evaluator's mean score across the runs of one dataset."""
+    names = list(dict.fromkeys(r.dataset for r in history))
+    left, right = st.columns(2)
+    dataset = left.selectbox("Dataset", names, key="dash_trend_dataset")
+    mine = [r for r in history if r.dataset == dataset]
+    evaluators = list(dict.fromkeys(n for r in mine for n in r.summary.evaluators))
+    if not evaluators:
+        st.caption("No scored case in these runs yet.")
+        return
+    evaluator = right.selectbox("Mean score of", evaluators, key="dash_trend_evaluator")
+    points = []
+    for n, r in enumerate(reversed(mine), start=1):  # oldest first
+        common = {"n": n, "time": r.started_at.replace(tzinfo=None), "run": r.name,
+                  "judge": r.judge}
+        if r.pass_rate is not None:
+            points.append({**common, "series": "pass rate (cases)", "value": r.pass_rate})
+        found = r.summary.evaluators.get(evaluator)
+        mean = found.mean_score if found is not None else None
+        if mean is not None:
+            points.append({**common, "series": f"mean score · {evaluator}", "value": mean})
+    if not points:
+        st.caption("No verdicts in these runs yet.")
+        return
+    chart = alt.Chart(pd.DataFrame(points)).mark_line(point=alt.OverlayMarkDef(size=70)).encode(
+        x=alt.X("n:O", title="runs of this dataset, oldest first",
+                axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title=None),
+        color=alt.Color("series:N", legend=alt.Legend(orient="top", title=None, labelLimit=0)),
+        shape=alt.Shape("judge:N", legend=alt.Legend(orient="top")),
+        tooltip=[alt.Tooltip("n:O", title="run"), alt.Tooltip("run:N", title="name"),
+                 alt.Tooltip("judge:N"), alt.Tooltip("time:T", format="%Y-%m-%d %H:%M:%S"),
+                 alt.Tooltip("series:N"),
+                 alt.Tooltip("value:Q", format=".2f")])
+    st.altair_chart(chart.properties(height=260), width="stretch")
+    st.caption(inert(f"{plural(len(mine), 'run', 'runs')} of {one_line(dataset, 60)}"
+                          "; the shape of a point says which judge scored it."))
+
+
+# ---- one run ---------------------------------------------------------------------------------
+
+
+def ask_delete(run_id: str) -> None:
+    st.session_state["dash_confirm"] = run_id
+
+
+def keep() -> None:
+    st.session_state.pop("dash_confirm", None)
+
+
+def delete(db: Store, run: RunSummary) -> None:
+    try:
+        db.delete_run(run.id)
+    except JevalError as err:
+        st.session_state["dash_error"] = str(err)
+        return
+    st.session_state["dash_notice"] = f"Deleted the run {run.name} ({run.id[:8]})."
+    for key in ("dash_confirm", "dash_run", "dash_a", "dash_b"):
+        st.session_state.pop(key, None)
+
+
+def detail(db: Store, history: list[RunSummary]) -> None:
+    by_id = {r.id: r for r in history}
+    run_id = st.selectbox("Run", list(by_id), key="dash_run", format_func=lambda i:
+                          label(by_id[i]))
+    if run_id is None:
+        return
+    run = by_id[run_id]
+    if st.session_state.get("dash_confirm") == run.id:
+        with st.container(border=True):
+            st.warning(inert(f"Delete the run {run.name} and its {run.done} stored "
+                                  "cases? This cannot be undone."))
+            yes, no = st.columns(2)
+            yes.button("Yes, delete it", key="dash_delete_yes", type="primary",
+                       on_click=delete, args=(db, run), width="stretch")
+            no.button("Keep it", key="dash_delete_no", on_click=keep, width="stretch")
+    else:
+        st.button("Delete this run…", key="dash_delete", on_click=ask_delete, args=(run.id,))
+    stored_run.run_view(db, run.id, "dash")
+
+
+# ---- two runs --------------------------------------------------------------------------------
+
+
+def two_runs(db: Store, history: list[RunSummary]) -> None:
+    """Which cases flipped between two runs (matched by case id), and why, side by side."""
+    if len(history) < 2:
+        st.info("Two runs are needed: run a dataset on the Dataset page.")
+        return
+    by_id = {r.id: r for r in history}
+    ids = list(by_id)
+    newest = ids[0]
+    older = next((i for i in ids[1:] if by_id[i].dataset == by_id[newest].dataset), ids[1])
+    left, right = st.columns(2)
+    a = left.selectbox("Run A (before)", ids, index=ids.index(older), key="dash_a",
+                       format_func=lambda i: label(by_id[i]))
+    b = right.selectbox("Run B (after)", ids, index=0, key="dash_b",
+                        format_func=lambda i: label(by_id[i]))
+    if a is None or b is None:
+        return
+    if a == b:
+        st.info("Pick two different runs.")
+        return
+    try:
+        cases_a, cases_b = db.cases(a), db.cases(b)
+        diff = compare.diff_runs(cases_a, cases_b)
+    except JevalError as err:
+        error_line(str(err))
+        return
+    if by_id[a].dataset_hash != by_id[b].dataset_hash:
+        st.caption(inert("The two runs scored different files: cases are matched by id."))
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("cases in both", diff.matched)
+    c2.metric("same verdict", diff.same)
+    c3.metric("pass → fail", diff.to_fail)
+    c4.metric("fail → pass", diff.to_pass)
+    if diff.only_a or diff.only_b:
+        st.caption(f"{diff.only_a} cases only in A, {diff.only_b} only in B (not compared).")
+    if not diff.flips:
+        st.success("No case changed its verdict between these two runs.")
+        return
+    frame = pd.DataFrame([{"case": f.case_id, "A": verdict.of_case(f.before),
+                           "B": verdict.of_case(f.after),
+                           "why in A": f.why_before, "why in B": f.why_after,
+                           "input": f.input} for f in diff.flips])
+    st.dataframe(
+        frame.style.map(verdict.background, subset=["A", "B"]), hide_index=True,
+        width="stretch", key="dash_flips",
+        column_config={"why in A": st.column_config.TextColumn(width="large"),
+                       "why in B": st.column_config.TextColumn(width="large"),
+                       "input": st.column_config.TextColumn(width="medium")})
+    flipped = [f.case_id for f in diff.flips]
+    pick = st.selectbox("A flipped case, side by side", flipped, key="dash_flip")
+    if pick is None:
+        return
+    rows_a = {r.case_id: r for r in cases_a}
+    rows_b = {r.case_id: r for r in cases_b}
+    left, right = st.columns(2)
+    with left:
+        case_card(rows_a.get(pick), f"A · {by_id[a].name}")
+    with right:
+        case_card(rows_b.get(pick), f"B · {by_id[b].name}")
+
+
+# ---- the page --------------------------------------------------------------------------------
+
+
+def body() -> None:
+    try:
+        url = resources.store_url()
+        db = resources.store_at(url)
+        seeded(url)
+        history = db.runs()
+    except JevalError as err:
+        error_line(str(err))
+        return
+    notice = st.session_state.pop("dash_notice", None)
+    if notice:
+        st.success(inert(notice))
+    problem = st.session_state.pop("dash_error", None)
+    if problem:
+        error_line(problem)
+    if not history:
+        st.info("No runs stored yet: score a dataset on the Dataset page (or `jeval run DATA` "
+                "in a terminal) and it appears here.")
+        return
+    examples = sum(r.seeded for r in history)
+    st.caption(inert(
+        f"{plural(len(history), 'run', 'runs')} in the run store at {db.url}"
+        + (f" · {examples} example runs scored from the sample dataset on first start"
+           if examples else "")))
+    listing, one, two = st.tabs(["Runs and trend", "Run detail", "Two runs side by side"])
+    with listing:
+        runs_table(history)
+        st.subheader("Trend")
+        trend(history)
+    with one:
+        detail(db, history)
+    with two:
+        two_runs(db, history)

@@ -1,0 +1,151 @@
+"""The Dataset page's parts: score a whole file of cases, watch it run, then read the run.
+
+Read the widgets, call jeval_core (`runs.run_dataset`, in a background job so the page
+stays live and Cancel works), draw the stored run. Every run lands in the run store, so the
+Dashboard lists it too.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from jeval_core import judges, runs
+from jeval_core.datasets import Dataset
+from jeval_core.errors import JevalError
+from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
+from jeval_core.records import RunSummary
+from jeval_core.store import Store
+from jeval_core.text import one_line
+from pages.app import jobs, resources, state
+from pages.app.views import datasets, progress, stored_run
+from pages.app.views.boundary import error_line
+from pages.app.views.text import inert
+
+JOB = "ds_job"
+
+
+def start(dataset: Dataset, judge_name: str, chosen: tuple[Evaluator, ...] | None,
+          thresholds: dict[str, float], name: str | None, resume: str | None = None) -> None:
+    """Start (or continue) the run in the background; a problem before it starts is one
+    line."""
+    try:
+        db = resources.store()
+        judge, owned = resources.run_judge(judge_name)
+    except JevalError as err:
+        st.session_state["ds_error"] = str(err)
+        return
+
+    def work(job: jobs.Job) -> str:
+        run_id = resume or runs.open_run(dataset, judge, db, chosen=chosen,
+                                         thresholds=thresholds, name=name)
+        job.result = run_id  # known even if Cancel stops the run (stored as cancelled)
+        runs.run_dataset(dataset, jobs.Cancellable(judge, job.cancel), db, chosen=chosen,
+                         thresholds=thresholds, resume=run_id,
+                         concurrency=judges.entry(judge_name).concurrency,
+                         on_progress=job.report, cancel=job.cancel)
+        return run_id
+
+    title = f"{len(dataset.rows)} cases with the {judge_name} judge"
+    st.session_state[JOB] = jobs.start(title, work, owned)
+    st.session_state.pop("ds_run", None)
+
+
+def settings(dataset: Dataset) -> None:
+    """Evaluators, thresholds, a name, and Run (with what goes wrong said beside it)."""
+    judge_name = state.judge_name()
+    picked = st.multiselect(
+        "Evaluators", NAMES, key="ds_evaluators", persist_state="session",
+        placeholder="each row's own (else every evaluator its fields allow)",
+        help="leave empty to run what each row names, or the defaults for its fields")
+    names = picked or list(NAMES)
+    with st.expander("Thresholds (each evaluator's default unless you move it)"):
+        cols = st.columns(2)
+        for i, name in enumerate(names):
+            rule = "≥" if EVALUATORS[name].higher_is_better else "≤"
+            cols[i % 2].slider(f"{name} passes at score {rule}", 0.0, 1.0,
+                               value=float(EVALUATORS[name].threshold), step=0.05,
+                               key=f"ds_th_{name}", format="%.2f", persist_state="session")
+    thresholds = {n: float(st.session_state[f"ds_th_{n}"]) for n in names
+                  if f"ds_th_{n}" in st.session_state
+                  and float(st.session_state[f"ds_th_{n}"]) != EVALUATORS[n].threshold}
+    default_name = f"{dataset.name} · {judge_name}"
+    name = st.text_input("Run name", key="ds_name", placeholder=default_name,
+                         persist_state="session",
+                         help="how the run is listed on the Dashboard")
+    busy = progress.running(JOB)
+    left, right = st.columns([1, 3], vertical_alignment="center")
+    if left.button(f"Run {len(dataset.rows)} cases", type="primary", disabled=busy,
+                   key="ds_run_button", width="stretch"):
+        chosen = tuple(EVALUATORS[n] for n in picked) if picked else None
+        start(dataset, judge_name, chosen, thresholds, one_line(name, 120) or None)
+        st.rerun()  # draw the page for a running job: preview folded, progress in view
+    right.caption(inert(
+        f"judge: {judges.labels().get(judge_name, judge_name)} (change it in the sidebar) · "
+        "every run is kept in the run store and listed on the Dashboard"))
+    problem = st.session_state.pop("ds_error", None)
+    if problem:
+        error_line(problem)
+
+
+def body() -> None:
+    progress.collect_into(JOB, "ds_error", "ds_run")
+    dataset = datasets.pick_dataset("ds")
+    if dataset is not None:
+        quiet = st.session_state.get("ds_run") is None and not progress.running(JOB)
+        with st.expander(inert(f"Preview: {dataset.name}"), expanded=quiet):
+            datasets.preview(dataset)
+        settings(dataset)
+    if progress.running(JOB):
+        progress.progress(JOB)
+    elif dataset is not None and not st.session_state.get("ds_run"):
+        stopped = stopped_run(dataset)
+        if stopped is not None:
+            st.info(inert(f"A stopped run of this file is stored: {stopped.name} "
+                               f"({stopped.status}, {stopped.done} of {stopped.cases} cases)."))
+            resume_button(resources.store(), stopped.id, dataset)
+    run_id = st.session_state.get("ds_run")
+    if run_id and not progress.running(JOB):
+        st.header("Results")
+        try:
+            db = resources.store()
+        except JevalError as err:
+            error_line(str(err))
+            return
+        if dataset is not None:
+            resume_button(db, run_id, dataset)
+        stored_run.run_view(db, run_id, "ds")
+
+
+def stopped_run(dataset: Dataset) -> RunSummary | None:
+    """The newest run of this very file that stopped before its end (cancelled, failed, or
+    left "running" by a crash), if any: the page offers to continue it."""
+    try:
+        found = resources.store().runs(dataset.name)
+    except JevalError:
+        return None
+    for run in found:
+        if (run.dataset_hash == dataset.sha256 and not run.seeded and run.done < run.cases
+                and run.status in ("cancelled", "failed", "running")):
+            return run
+    return None
+
+
+def resume_button(db: Store, run_id: str, dataset: Dataset) -> None:
+    """A stopped run of this very file can be continued: finished cases are not rescored."""
+    try:
+        run = db.run(run_id)
+    except JevalError:
+        return
+    if run.status not in ("cancelled", "failed", "running") or (
+            run.dataset_hash != dataset.sha256):
+        return
+    if not judges.known(run.judge) or run.done >= run.cases:
+        return
+    if st.button(f"Continue this run ({run.cases - run.done} cases left)", key="ds_resume",
+                 help="scores only the cases that are not stored yet (and those the judge "
+                      "could not answer), with the run's judge, evaluators and thresholds; a "
+                      "run still going in another process would be scored twice"):
+        chosen = None if run.evaluators == ["per case"] else tuple(
+            EVALUATORS[n] for n in run.evaluators if n in EVALUATORS)
+        start(dataset, run.judge, chosen or None, dict(run.thresholds), None, resume=run_id)
+        st.rerun()

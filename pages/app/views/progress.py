@@ -1,0 +1,52 @@
+"""A run in a background job, as the page sees it: running or not, its progress and Cancel."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.app import jobs
+from pages.app.views.boundary import boundary
+from pages.app.views.text import inert
+
+
+def collect(key: str) -> jobs.Job | None:
+    """A finished job under `key`, taken out of the session (None while running or absent)."""
+    job = st.session_state.get(key)
+    if job is None or not job.done:
+        return None
+    del st.session_state[key]
+    return job
+
+
+def collect_into(key: str, error_slot: str, result_slot: str) -> None:
+    """A finished job's error and result under the keys where the page reads them."""
+    finished = collect(key)
+    if finished is not None:
+        if finished.error:
+            st.session_state[error_slot] = finished.error
+        if finished.result:
+            st.session_state[result_slot] = finished.result
+
+
+def running(key: str) -> bool:
+    job = st.session_state.get(key)
+    return job is not None and not job.done
+
+
+@st.fragment(run_every=0.5)
+def progress(key: str) -> None:
+    """While the job under `key` runs: a live progress bar and Cancel (only this part reruns,
+    twice a second); once it has ended, the whole page reruns to show the results."""
+    job = st.session_state.get(key)
+    if job is None:
+        return
+    if job.done:
+        st.rerun()
+    # this part reruns on its own: the boundary goes with it
+    with boundary("The run goes on."), st.container(border=True, key=f"{key}_progress"):
+        st.progress(job.fraction(), text=inert(job.line()))
+        st.button("Cancel", key=f"{key}_cancel", on_click=job.cancel.set,
+                  disabled=job.stopping,
+                  help="stops before the next case; every finished case is kept in the run "
+                       "store (continue it later from this page or with `jeval run DATA "
+                       "--resume RUN`)")

@@ -1,0 +1,31 @@
+"""Text on the page: visitor text made inert, and figures formatted one way everywhere."""
+
+from __future__ import annotations
+
+import re
+
+from jeval_core import text
+
+DASH = "—"  # a figure with nothing to stand on
+_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|www)(:|\.)")
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
+plural = text.plural
+
+
+def inert(value: str) -> str:
+    """Text for markdown elements (st.markdown, st.error...) that shows exactly as written.
+
+    Messages can quote a server's error body or a file's content: never let them format,
+    and never let a URL or an e-mail address in them become a link (a word joiner, U+2060,
+    sits where a link would start).
+    """
+    value = _AUTOLINK.sub("\\1\u2060\\2", value).replace("@", "@\u2060")
+    return _MARKDOWN.sub(r"\\\1", value)
+
+
+def percent(share: float | None) -> str:
+    return text.percent(share, none=DASH)
+
+
+def number(value: float | None) -> str:
+    return text.number(value, none=DASH)
