@@ -83,6 +83,8 @@ def _main(argv: Sequence[str] | None) -> int:
         _fail(str(err), err.exit_code)
     except MemoryError:
         _fail("out of memory: the input is too large to score", BAD_INPUT)
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): main() ends quietly
     except Exception as err:  # a bug: still one line, never a traceback
         _fail(f"internal error ({type(err).__name__}: {one_line(err, 200)}); please report "
               "it", INTERNAL)
@@ -117,6 +119,9 @@ def _build_parser() -> _Parser:
     scorer.add_argument("--judge", default=judges.DEFAULT, choices=judges.names(),
                         help=f"who answers the questions (default: {judges.DEFAULT}, offline); "
                         "jev reads its key from TYPESAFE_API_KEY or asks for it")
+    scorer.add_argument("--calibration", metavar="PROFILE",
+                        help="judge with a calibration profile (a name kept by `jeval "
+                        "calibrate`, or a profile JSON file); local judge only")
     scorer.add_argument("--base-url", help="Jev-compatible server for --judge jev "
                         "(default: $TYPESAFE_BASE_URL or https://api.typesafe.ai)")
     scorer.add_argument("--model", help=f"model for --judge jev (default: {model})")
@@ -129,6 +134,10 @@ def _build_parser() -> _Parser:
 
     cli_run.add_parser(sub, evaluators_help, threshold_help, model)
     cli_run.add_runs_parser(sub)
+    from . import cli_calibrate
+
+    cli_calibrate.add_parser(sub)
+    cli_calibrate.add_profiles_parser(sub)
 
     models = sub.add_parser("models", help="list the models a Jev-compatible server offers")
     models.add_argument("--base-url", help="server root (default: $TYPESAFE_BASE_URL or "
@@ -267,6 +276,8 @@ def render_text(report: Report) -> str:
     head = f"judge: {report.judge}"
     if report.approximates:
         head += " (approximates the hosted Jev judge)"
+    if report.calibration:
+        head += f" · calibration profile {report.calibration}"
     if report.model:
         head += f" · model {report.model}"
     if report.request_id:

@@ -29,6 +29,57 @@ def add_parser(sub: Any) -> None:
     cal.set_defaults(run=main)
 
 
+def add_profiles_parser(sub: Any) -> None:
+    kept = sub.add_parser("profiles", help="list, export, import or delete the calibration "
+                          "profiles kept in the run store")
+    what = kept.add_mutually_exclusive_group()
+    what.add_argument("--export", metavar="NAME", help="print the profile's JSON (or write it "
+                      "to --out)")
+    what.add_argument("--import", dest="import_file", metavar="PROFILE.json",
+                      help="keep a profile from its JSON file (replaces one of the same name)")
+    what.add_argument("--delete", metavar="NAME", help="forget a profile")
+    kept.add_argument("--out", metavar="PROFILE.json", help="with --export: write here")
+    kept.set_defaults(run=profiles_main)
+
+
+def profiles_main(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .cli_judge import calibration
+    from .errors import CaseError
+    from .store import open_store
+
+    if args.out and not args.export:
+        raise CaseError("--out says where --export writes: add --export NAME")
+    if args.import_file:
+        found = calibration(args.import_file)
+        with open_store() as store:
+            store.save_profile(found)
+        print(f"kept profile {found.name!r} ({found.fingerprint})")
+        return SCORED
+    with open_store() as store:
+        if args.export:
+            text = store.profile(args.export).to_json() + "\n"
+            if args.out:
+                Path(args.out).write_text(text, encoding="utf-8")
+                print(f"wrote {args.out}")
+            else:
+                print(text, end="")
+            return SCORED
+        if args.delete:
+            store.profile(args.delete)  # a clear error for a name that is not there
+            store.delete_profile(args.delete)
+            print(f"deleted profile {args.delete!r}")
+            return SCORED
+        found_all = store.profiles()
+    if not found_all:
+        print("no calibration profiles yet: fit one with `jeval calibrate DATA --name NAME`")
+    for p in found_all:
+        fitted = ", ".join(p.used) or "nothing refitted"
+        print(f"{p.name:24} {p.created:25} {p.fingerprint}  {p.source} ({fitted})")
+    return SCORED
+
+
 def main(args: argparse.Namespace) -> int:
     from pathlib import Path
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .judges import Judge
     from .judges.jev import JevJudge
+    from .judges.profile import Profile
 
 
 def chosen_judge(args: argparse.Namespace) -> Judge:
@@ -20,12 +21,36 @@ def chosen_judge(args: argparse.Namespace) -> Judge:
     from . import judges
     from .errors import CaseError
 
+    named = getattr(args, "calibration", None)
+    if named and not judges.entry(args.judge).calibrates:
+        raise CaseError(f"--calibration is for --judge local, not {args.judge}: a profile "
+                        "refits the local judge's curves")
     if judges.entry(args.judge).hosted:
         return hosted_judge(args.base_url, args.model, args.judge)
     if args.base_url or args.model:
         raise CaseError(f"--base-url and --model are for --judge {judges.hosted_name()}, not "
                         f"{args.judge}")
-    return judges.get(args.judge)
+    return judges.get(args.judge, calibration=calibration(named) if named else None)
+
+
+def calibration(value: str) -> Profile:
+    """The calibration profile `--calibration` names: a profile JSON file, or a name kept in
+    the run store (`jeval calibrate ... --name NAME`)."""
+    from pathlib import Path
+
+    from .judges.profile import Profile, ProfileError
+
+    path = Path(value)
+    if value.endswith(".json") or path.is_file():
+        try:
+            return Profile.from_json(path.read_bytes())
+        except OSError as err:
+            raise ProfileError(f"{value}: cannot read the profile ({err.strerror}); check the "
+                               "path") from None
+    from .store import open_store
+
+    with open_store() as store:
+        return store.profile(value)
 
 
 def hosted_judge(base_url: str | None, model: str | None, name: str | None = None) -> JevJudge:

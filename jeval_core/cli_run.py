@@ -35,6 +35,9 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str, model: str) 
     run.add_argument("--judge", choices=judges.names(),
                      help=f"who answers (default: {judges.DEFAULT}, offline; a resumed run "
                      "keeps its own)")
+    run.add_argument("--calibration", metavar="PROFILE",
+                     help="judge with a calibration profile (a name kept by `jeval calibrate`, "
+                     "or a profile JSON file); local judge only")
     run.add_argument("--base-url", help="Jev-compatible server for --judge jev")
     run.add_argument("--model", help=f"model for --judge jev (default: {model})")
     run.add_argument("--name", help="a name for the run in the history (default: the file "
@@ -157,6 +160,8 @@ def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
                         f"resume it with --judge {stored.judge} (or leave --judge out)")
     if not judges.is_hosted(stored.judge):
         args.judge = stored.judge
+        if stored.calibration and not getattr(args, "calibration", None):
+            args.calibration = stored.calibration.split(" · ")[0]  # the run's own profile
         return chosen_judge(args)
     from .judges.jev import normalise_base_url
 
@@ -268,7 +273,9 @@ def render_summary(outcome: RunOutcome) -> str:
     """The run's aggregates as plain tables."""
     s: Summary = outcome.summary
     run = outcome.run
-    lines = [f"run {run.id[:8]} · {run.name} · judge {run.judge} · {run.status}",
+    judged = f"judge {run.judge}" + (f" (calibration {run.calibration})"
+                                      if run.calibration else "")
+    lines = [f"run {run.id[:8]} · {run.name} · {judged} · {run.status}",
              f"cases: {s.cases} · passed {s.passed} · failed {s.failed} · errors {s.errored}"
              f" · pass rate {percent(s.pass_rate)} · {s.input_tokens:,} input tokens · "
              f"${s.cost_usd:.6f}", ""]

@@ -36,6 +36,7 @@ class StoredReport:
     approximates: bool = False
     model: str | None = None
     request_id: str | None = None
+    calibration: str | None = None  # the calibration profile that judged, if any
     request: dict[str, Any] = field(default_factory=dict)  # the body, as sent
     estimate: dict[str, Any] = field(default_factory=dict)  # what the hosted judge would bill
 
@@ -52,13 +53,15 @@ class StoredReport:
             usage=Usage(int(usage.get("input_tokens", 0)), int(usage.get("requests", 0))),
             cost_usd=float(data.get("cost_usd", 0.0)), judge=str(data.get("judge", "")),
             approximates=bool(data.get("approximates")), model=data.get("model"),
-            request_id=data.get("request_id"), request=dict(data.get("request") or {}),
+            request_id=data.get("request_id"), calibration=data.get("calibration"),
+            request=dict(data.get("request") or {}),
             estimate=dict(data.get("estimate") or {}))
 
     def to_dict(self) -> dict[str, Any]:
         """The report as `Report.to_dict()` wrote it."""
         return {"judge": self.judge, "approximates": self.approximates, "model": self.model,
                 "request_id": self.request_id,
+                **({"calibration": self.calibration} if self.calibration else {}),
                 "results": {name: r.to_dict() for name, r in self.results.items()},
                 "passed": self.passed, "request": self.request, "usage": self.usage.to_dict(),
                 "cost_usd": self.cost_usd, "estimate": self.estimate}
@@ -88,6 +91,7 @@ class RunSummary:
     cost_usd: float
     seeded: bool
     base_url: str | None = None  # the hosted judge's server (None for offline judges)
+    calibration: str | None = None  # the profile that judged it: "name · fingerprint"
 
     @property
     def summary(self) -> Summary:

@@ -85,7 +85,7 @@ def open_run(dataset: Dataset, judge: Judge, store: Store, *,
         dataset_hash=dataset.sha256, judge=judge.name, model=judge.model,
         evaluators=[e.name for e in chosen] if chosen is not None else [PER_CASE],
         thresholds=dict(thresholds or {}), cases=len(dataset.rows), seeded=seeded,
-        base_url=judge_base_url(judge))
+        base_url=judge_base_url(judge), calibration=getattr(judge, "calibration", None))
 
 
 def stored_settings(run: RunSummary) -> tuple[tuple[Evaluator, ...] | None, dict[str, float]]:
@@ -112,6 +112,11 @@ def check_resumable(run: RunSummary, judge: Judge,
         raise JevalError(f"run {short} is scored by {one_line(run.base_url, 100)}, not "
                          f"{one_line(judge_base_url(judge), 100)}: resume it against that "
                          "server (or leave --base-url out)")
+    if (getattr(judge, "calibration", None) or None) != (run.calibration or None):
+        stored = f"the calibration profile {run.calibration}" if run.calibration else (
+            "no calibration profile")
+        raise JevalError(f"run {short} is judged with {stored}: resume it with that (or leave "
+                         "--calibration out)")
     stored_chosen, stored_thresholds = stored_settings(run)
     if chosen is not None and (stored_chosen is None or [e.name for e in chosen]
                                != [e.name for e in stored_chosen]):

@@ -64,6 +64,7 @@ class Report:
     price_per_billion_input_tokens: float = wire.PRICE_PER_BILLION_INPUT_TOKENS_USD
     model: str | None = None
     request_id: str | None = None
+    calibration: str | None = None  # the calibration profile that judged, if any
 
     @property
     def passed(self) -> bool | None:
@@ -101,6 +102,7 @@ class Report:
             "approximates": self.approximates,
             "model": self.model,
             "request_id": self.request_id,
+            **({"calibration": self.calibration} if self.calibration else {}),
             "results": {name: r.to_dict() for name, r in self.results.items()},
             "passed": self.passed,
             "request": self.packed.body,
@@ -142,6 +144,7 @@ def run(packed: Packed, judge: Judge, thresholds: Mapping[str, float] | None = N
         price_per_billion_input_tokens=judge.price_per_billion_input_tokens,
         model=answers.model,
         request_id=answers.request_id,
+        calibration=getattr(judge, "calibration", None),
     )
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -36,6 +36,9 @@ from .aggregate import Summary
 from .errors import JevalError, StoreUnavailable
 from .records import CaseRow, RunSummary, StoredReport
 from .text import REDACTED, one_line, redact
+
+if TYPE_CHECKING:
+    from .judges.profile import Profile
 
 ENV = "JEVAL_DB"
 TIMEOUT_ENV = "JEVAL_DB_TIMEOUT"
@@ -93,6 +96,21 @@ def _schema_1(md: sa.MetaData) -> tuple[sa.Table, sa.Table]:
 
 runs_t, cases_t = _schema_1(sa.MetaData())  # the current schema
 runs_t.append_column(sa.Column("base_url", sa.Text))  # migration 2: the hosted judge's server
+runs_t.append_column(sa.Column("calibration", sa.Text))  # migration 3: "name · fingerprint"
+
+
+def _profiles_table(md: sa.MetaData) -> sa.Table:
+    """Calibration profiles as migration 3 made them: one row per name, the profile's JSON."""
+    return sa.Table(
+        "jeval_profiles", md,
+        sa.Column("name", sa.String(200), primary_key=True),
+        sa.Column("judge", sa.String(64), nullable=False),
+        sa.Column("created", sa.Text, nullable=False),
+        sa.Column("body", sa.Text, nullable=False),  # Profile.to_json()
+    )
+
+
+profiles_t = _profiles_table(runs_t.metadata)
 
 
 def _migration_1(conn: Connection) -> None:
@@ -107,8 +125,16 @@ def _migration_2(conn: Connection) -> None:
     conn.execute(sa.text("ALTER TABLE jeval_runs ADD COLUMN base_url TEXT"))
 
 
+def _migration_3(conn: Connection) -> None:
+    """Calibration profiles, and which one judged a run."""
+    md = sa.MetaData()
+    _profiles_table(md)
+    md.create_all(conn)
+    conn.execute(sa.text("ALTER TABLE jeval_runs ADD COLUMN calibration TEXT"))
+
+
 # Append only: entry i brings a database from version i to version i + 1.
-MIGRATIONS: list[Callable[[Connection], None]] = [_migration_1, _migration_2]
+MIGRATIONS: list[Callable[[Connection], None]] = [_migration_1, _migration_2, _migration_3]
 
 
 def _dumps(value: Any) -> str:
@@ -338,7 +364,8 @@ class Store:
 
     def start_run(self, *, name: str, dataset: str, dataset_hash: str, judge: str,
                   model: str | None, evaluators: list[str], thresholds: dict[str, float],
-                  cases: int, seeded: bool = False, base_url: str | None = None) -> str:
+                  cases: int, seeded: bool = False, base_url: str | None = None,
+                  calibration: str | None = None) -> str:
         """Record a run before its first case, so an interrupted one can be resumed."""
         run_id = uuid.uuid4().hex
         values = dict(
@@ -346,7 +373,7 @@ class Store:
             model=model, evaluators=_dumps(list(evaluators)),
             thresholds=_dumps(dict(thresholds)), started_at=_now(), finished_at=None,
             status="running", cases=cases, aggregates="{}", input_tokens=0, cost_usd=0.0,
-            seeded=seeded, base_url=base_url)
+            seeded=seeded, base_url=base_url, calibration=calibration)
 
         def insert(conn: Connection) -> None:
             # A retry after an outage may find the row already committed.
@@ -444,7 +471,7 @@ class Store:
                 aggregates=_summary(json.loads(r["aggregates"])),
                 input_tokens=int(r["input_tokens"]),
                 cost_usd=float(r["cost_usd"]), seeded=bool(r["seeded"]),
-                base_url=r["base_url"]))
+                base_url=r["base_url"], calibration=r["calibration"]))
         return out
 
     def runs(self, dataset: str | None = None) -> list[RunSummary]:
@@ -475,6 +502,44 @@ class Store:
         """No run stored yet: the cue to seed example runs."""
         return bool(self._read(
             lambda conn: conn.execute(sa.select(runs_t.c.id).limit(1)).first() is None))
+
+    # -- calibration profiles ---------------------------------------------------------------
+
+    def save_profile(self, profile: Profile) -> None:
+        """Keep a profile under its name; a profile of the same name is replaced."""
+        row = {"judge": profile.judge, "created": profile.created, "body": profile.to_json()}
+        key = profiles_t.c.name == profile.name
+
+        def upsert(conn: Connection) -> None:
+            if not conn.execute(profiles_t.update().where(key).values(**row)).rowcount:
+                conn.execute(profiles_t.insert().values(name=profile.name, **row))
+
+        self._transact(upsert, "save")
+
+    def profiles(self) -> list[Profile]:
+        """Every stored profile, newest first."""
+        from .judges.profile import Profile
+
+        rows = self._read(lambda conn: conn.execute(
+            sa.select(profiles_t.c.body).order_by(profiles_t.c.created.desc(),
+                                                  profiles_t.c.name)).scalars().all())
+        return [Profile.from_json(body) for body in rows]
+
+    def profile(self, name: str) -> Profile:
+        """The stored profile of this name; a clear error naming the ones there are."""
+        from .judges.profile import Profile, ProfileError
+
+        body = self._read(lambda conn: conn.execute(
+            sa.select(profiles_t.c.body).where(profiles_t.c.name == name)).scalar())
+        if body is None:
+            have = ", ".join(p.name for p in self.profiles()) or "none yet"
+            raise ProfileError(f"no calibration profile is named {name!r} (stored: {have}); "
+                               "fit one with `jeval calibrate DATA --name NAME`")
+        return Profile.from_json(body)
+
+    def delete_profile(self, name: str) -> None:
+        self._transact(lambda conn: conn.execute(
+            profiles_t.delete().where(profiles_t.c.name == name)), "delete")
 
 
 def open_store(url: str | None = None) -> Store:

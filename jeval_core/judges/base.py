@@ -64,6 +64,7 @@ class OfflineJudge:
 
     name = "offline"
     approximates = True
+    calibration: str | None = None  # a calibration profile's "name · fingerprint", when one judges
     note = ""
     model: str | None = None
     price_per_billion_input_tokens = 0.0

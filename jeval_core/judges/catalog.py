@@ -28,16 +28,17 @@ class Entry:
     needs_key: bool = False
     concurrency: int = 2  # cases in flight in the app's runs: offline judges share the cores
     explains: bool = False  # its answers carry evidence: the words that drove each p
+    calibrates: bool = False  # takes a calibration profile fitted to a person's labels
 
     @property
     def offline(self) -> bool:
         return not self.hosted
 
 
-def _local(**_: Any) -> Judge:
+def _local(calibration: Any = None, **_: Any) -> Judge:
     from .local import LocalJudge
 
-    return LocalJudge()
+    return LocalJudge(profile=calibration)
 
 
 def _lexical(**_: Any) -> Judge:
@@ -54,7 +55,8 @@ def _jev(**settings: Any) -> Judge:
 
 DEFAULT = "local"
 CATALOG: dict[str, Entry] = {e.name: e for e in (
-    Entry("local", "Local", "Local (offline, default)", _local, explains=True),
+    Entry("local", "Local", "Local (offline, default)", _local, explains=True,
+          calibrates=True),
     Entry("lexical", "Lexical", "Lexical (word overlap)", _lexical, explains=True),
     # the hosted judge keeps its own rate limits, so a run may keep more cases in flight
     Entry("jev", "Jev", "Jev (hosted, needs a key)", _jev, hosted=True, needs_key=True,
@@ -97,12 +99,17 @@ def is_hosted(name: str) -> bool:
 def get(name: str, **settings: Any) -> Judge:
     """A judge by name; a hosted one takes api_key, base_url, model, retry, transport, limiter.
 
-    Settings left at None are not given. Offline judges take none: passing one is a mistake
-    (a key meant for the hosted judge), so it is refused rather than dropped.
+    Settings left at None are not given. Offline judges take none but a calibration profile
+    (the ones that calibrate): any other is a mistake (a key meant for the hosted judge), so
+    it is refused rather than dropped.
     """
     found = entry(name)
     given = {k: v for k, v in settings.items() if v is not None}
-    if found.offline and given:
-        raise JudgeError(f"the {name} judge takes no settings ({', '.join(sorted(given))} "
+    if "calibration" in given and not found.calibrates:
+        raise JudgeError(f"the {name} judge takes no calibration profile; fit and use one "
+                         "with --judge local")
+    stray = sorted(set(given) - {"calibration"})
+    if found.offline and stray:
+        raise JudgeError(f"the {name} judge takes no settings ({', '.join(stray)} "
                          f"given); they are for --judge {hosted_name()}")
     return found.build(**given)

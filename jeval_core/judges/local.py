@@ -132,6 +132,11 @@ class LocalJudge(OfflineJudge):
         return curve(x, builtin) if curve else builtin
 
     @property
+    def calibration(self) -> str | None:  # type: ignore[override]
+        """The profile that judges, as runs and reports record it."""
+        return f"{self.profile.name} · {self.profile.fingerprint}" if self.profile else None
+
+    @property
     def bands(self) -> dict[str, tuple[float, float]]:
         """The unsure bands: the profile's, measured on its held-out folds, where it refit."""
         if self.profile is None:
