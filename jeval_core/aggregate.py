@@ -348,8 +348,8 @@ def summarise(rows: Sequence[DatasetRow], outcomes: Iterable[Scoring],
     label_orders: list[tuple[Sequence[bool], Sequence[bool] | None]] = []
     judge_orders: list[tuple[Sequence[bool], Sequence[bool] | None]] = []
     for i, row in enumerate(rows):
-        if row.labels is not None:
-            label_orders.append((row.labels, row.reranked_labels()))
+        if row.ranked_labels is not None:
+            label_orders.append((row.ranked_labels, row.reranked_labels()))
         outcome = by_index.get(i)
         if outcome is None:
             pending += 1
@@ -377,9 +377,9 @@ def summarise(rows: Sequence[DatasetRow], outcomes: Iterable[Scoring],
         if row.labels is not None and verdicts:
             chunk_cases += 1
             for c, (yes, p) in sorted(verdicts.items()):
-                if c < len(row.labels):
+                if c < len(row.labels) and row.labels[c] is not None:
                     predicted.append(yes)
-                    actual.append(row.labels[c])
+                    actual.append(bool(row.labels[c]))
                     ps.append(p)
     return Summary(
         cases=len(rows), passed=passed, failed=failed, errored=errored, unscored=unscored,

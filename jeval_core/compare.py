@@ -133,7 +133,8 @@ LabelOrder = tuple[Sequence[bool], Sequence[bool] | None]
 
 def orders_of_rows(rows: Iterable[DatasetRow]) -> list[LabelOrder]:
     """Per labelled row: relevance in the retriever's order and, if given, the reranked one."""
-    return [(r.labels, r.reranked_labels()) for r in rows if r.labels is not None]
+    return [(r.ranked_labels, r.reranked_labels()) for r in rows
+            if r.ranked_labels is not None]
 
 
 def precision_by_rank(orders: Sequence[LabelOrder]) -> list[RankPrecision]:

@@ -78,32 +78,40 @@ class RowError:
 class DatasetRow:
     """One case of a dataset, with the truth a human gave about its chunks, if any.
 
-    `labels[i]` says whether `context[i]` helps answer the input; `reranked` lists chunk
-    indices in a second system's order (best first).
+    `labels[i]` says whether `context[i]` helps answer the input (None: not labelled yet);
+    `reranked` lists chunk indices in a second system's order (best first).
     """
 
     line: int
     id: str
     casefile: CaseFile
-    labels: tuple[bool, ...] | None = None
+    labels: tuple[bool | None, ...] | None = None
     reranked: tuple[int, ...] | None = None
 
     @property
     def case(self) -> Case:
         return self.casefile.case
 
+    @property
+    def ranked_labels(self) -> tuple[bool, ...] | None:
+        """The labels when every chunk has one: a ranking metric needs them all."""
+        if self.labels is None or any(label is None for label in self.labels):
+            return None
+        return tuple(bool(label) for label in self.labels)
+
     def reranked_labels(self) -> tuple[bool, ...] | None:
         """The labels in the reranked order: what precision@k of the reranker reads."""
-        if self.labels is None or self.reranked is None:
+        ranked = self.ranked_labels
+        if ranked is None or self.reranked is None:
             return None
-        return tuple(self.labels[i] for i in self.reranked)
+        return tuple(ranked[i] for i in self.reranked)
 
     def to_dict(self) -> dict[str, Any]:
         """The row as a JSONL object in our field names; `read` gives the same row back."""
         cf = self.casefile
         out: dict[str, Any] = {ID: self.id, **cf.case.to_dict()}
         if self.labels is not None:
-            out[LABELS] = [int(x) for x in self.labels]
+            out[LABELS] = [None if x is None else int(x) for x in self.labels]
         if self.reranked is not None:
             out[RERANKED] = list(self.reranked)
         if cf.evaluators is not None:
@@ -523,18 +531,20 @@ def _id(value: Any, line: int) -> str:
     return text
 
 
-def _labels(value: Any, chunks: int) -> tuple[bool, ...] | None:
+def _labels(value: Any, chunks: int) -> tuple[bool | None, ...] | None:
     if value is None:
         return None
     if not isinstance(value, list):
         raise CaseError(f'"{LABELS}" must be a list with a 0 or 1 per chunk, not {kind(value)}')
-    out = []
+    out: list[bool | None] = []
     for i, label in enumerate(value):
-        if label in (0, 1) and isinstance(label, (bool, int)):  # 1.0 is not a label
+        if label is None:  # a chunk nobody labelled yet
+            out.append(None)
+        elif label in (0, 1) and isinstance(label, (bool, int)):  # 1.0 is not a label
             out.append(bool(label))
         else:
-            raise CaseError(f'"{LABELS}"[{i}] must be 0 or 1 (or true/false), not '
-                            f"{one_line(json.dumps(label), 30)}")
+            raise CaseError(f'"{LABELS}"[{i}] must be 0 or 1 (or true/false, or null for '
+                            f"unlabelled), not {one_line(json.dumps(label), 30)}")
     if len(out) != chunks:
         raise CaseError(f'"{LABELS}" has {_count(len(out), "label")} but the case has '
                         f'{_count(chunks, "chunk")}: give one label per chunk, in context order')

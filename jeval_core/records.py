@@ -127,7 +127,7 @@ class CaseRow:
             str(self.data.get("input", "")), str(self.data.get("output", "")))
 
     @property
-    def labels(self) -> tuple[bool, ...] | None:
+    def labels(self) -> tuple[bool | None, ...] | None:
         """The human's truth per chunk, if the row gave it."""
         return self.row.labels if self.row is not None else None
 

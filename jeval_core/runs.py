@@ -381,8 +381,11 @@ def save_case(store: Store, loaded: CaseFile, report: Report, name: str | None =
     import json
 
     from .datasets import DatasetRow
+    from .labels import Labels
 
-    row = DatasetRow(line=1, id="case", casefile=loaded)
+    marks = Labels.from_extra(loaded.extra, len(loaded.case.context))
+    row = DatasetRow(line=1, id="case", casefile=loaded,
+                     labels=marks.chunks if any(c is not None for c in marks.chunks) else None)
     data = row.to_dict()
     digest = hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False)
                             .encode("utf-8", "surrogatepass")).hexdigest()

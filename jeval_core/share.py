@@ -14,6 +14,7 @@ import json
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from . import casefile, judges
 from .case import Case
@@ -39,9 +40,11 @@ class Shared:
 
 
 def encode(case: Case, chosen: Sequence[Evaluator] = (), judge: str | None = None,
-           thresholds: Mapping[str, float] | None = None) -> str:
-    """The link token for a case (no key can be in it: none is ever passed here)."""
-    data: dict[str, object] = {**case.to_dict()}
+           thresholds: Mapping[str, float] | None = None,
+           labels: Mapping[str, Any] | None = None) -> str:
+    """The link token for a case and its labels (`Labels.to_extra()`); no key can be in it:
+    none is ever passed here."""
+    data: dict[str, object] = {**case.to_dict(), **(labels or {})}
     if chosen:
         data["evaluators"] = [e.name for e in chosen]
     if thresholds:

@@ -190,7 +190,7 @@ class LabelledChunks:
     """One case's chunk questions with the person's labels: what a profile learns from."""
 
     case: Case
-    labels: tuple[bool, ...]
+    labels: tuple[bool | None, ...]  # None: a chunk nobody labelled
 
 
 def _table(judge: LocalJudge, cases: Sequence[LabelledChunks]
@@ -203,10 +203,10 @@ def _table(judge: LocalJudge, cases: Sequence[LabelledChunks]
         questions = {q.id: q for q in chunk_relevance.questions(item.case)}
         for qid, (q, x) in judge.features(questions, item.case.output).items():
             i = int(qid[2:])
-            if i < len(item.labels):
+            if i < len(item.labels) and item.labels[i] is not None:
                 X.append(x)
                 p0.append(probability(q.relation, x))
-                y.append(int(item.labels[i]))
+                y.append(int(bool(item.labels[i])))
                 group.append(k)
     return (np.array(X, dtype=float), np.array(p0, dtype=float), np.array(y, dtype=int),
             np.array(group, dtype=int))

@@ -13,6 +13,7 @@ from jeval_core import Case, CaseError, judges, share
 from jeval_core import evaluators as registry
 from jeval_core.casefile import CaseFile
 from jeval_core.evaluators import Evaluator
+from jeval_core.labels import Labels, merged
 from jeval_core.wire import parse_json
 from pages.app import resources, state
 
@@ -32,6 +33,8 @@ def load(loaded: CaseFile, origin: str = "") -> None:
     for uid, chunk in zip(ids, case.context, strict=True):
         state.put(state.chunk_key(uid), chunk)
     state.set_chunk_ids(ids)
+    found = Labels.from_extra(loaded.extra, len(ids))
+    state.set_labels(dict(zip(ids, found.chunks, strict=True)), found.verdicts)
     state.put(state.EVALUATORS, [e.name for e in loaded.chosen()])
     state.set_thresholds(dict(loaded.thresholds))
     state.set_origin(origin, token(with_judge=False))
@@ -65,15 +68,21 @@ def token(with_judge: bool = True) -> str:
     """The share token of what is in the editor (never a key: none is passed)."""
     judge = state.get(state.JUDGE) if with_judge else None
     return _token(current(), tuple(state.evaluator_names()), judge,
-                  tuple(state.thresholds().items()))
+                  tuple(state.thresholds().items()), labels())
+
+
+def labels() -> Labels:
+    """The person's labels on the case in the editor."""
+    return merged(state.chunk_labels(), state.evaluator_truth())
 
 
 @functools.lru_cache(maxsize=8)  # a run needs two or three; a case can hold megabytes
 def _token(case: Case, names: tuple[str, ...], judge: str | None,
-           thresholds: tuple[tuple[str, float], ...]) -> str:
+           thresholds: tuple[tuple[str, float], ...], marks: Labels) -> str:
     """Pure in its arguments: a run asks for the same case's token a few times (the link,
     whether it was modified, whether it is the seed), each a JSON dump and a compression."""
-    return share.encode(case, tuple(registry.get(n) for n in names), judge, dict(thresholds))
+    return share.encode(case, tuple(registry.get(n) for n in names), judge, dict(thresholds),
+                        marks.to_extra())
 
 
 def modified() -> bool:

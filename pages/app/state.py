@@ -31,6 +31,8 @@ FOCUS = "focus"  # the chunk in focus, as its address reads (`context[2]`)
 UPLOAD, PASTE, PASTE_HOW = "upload", "paste", "paste_how"
 CAP_USD, CAP_REQUESTS = "live_cap_usd", "live_cap_requests"
 _CHUNK, _THRESHOLD = "chunk_", "th_"
+_LABEL, _TRUTH = "label_", "truth_"  # a person's label per chunk (by its id), per evaluator
+RELEVANT, NOISE, PASS, FAIL = "relevant", "noise", "pass", "fail"  # the label widgets' words
 
 # ---- one-line notices: said once, on the next run ----
 NOTICE = "notice"  # a damaged share link
@@ -109,9 +111,39 @@ def threshold_key(name: str) -> str:
     return f"{_THRESHOLD}{name}"
 
 
+def label_key(uid: str) -> str:
+    return f"{_LABEL}{uid}"
+
+
+def truth_key(name: str) -> str:
+    return f"{_TRUTH}{name}"
+
+
+def chunk_labels() -> tuple[bool | None, ...]:
+    """The person's label of each chunk, in rank order (None: unlabelled)."""
+    words = {RELEVANT: True, NOISE: False}
+    return tuple(words.get(st.session_state.get(label_key(uid))) for uid in chunk_ids())
+
+
+def evaluator_truth() -> dict[str, bool | None]:
+    """The person's verdict of each picked evaluator (None: unlabelled)."""
+    words = {PASS: True, FAIL: False}
+    return {n: words.get(st.session_state.get(truth_key(n))) for n in evaluator_names()}
+
+
+def set_labels(chunks: dict[str, bool | None], verdicts: dict[str, bool]) -> None:
+    """Labels by chunk id and by evaluator name, as the widgets show them."""
+    for uid, label in chunks.items():
+        st.session_state[label_key(uid)] = None if label is None else (
+            RELEVANT if label else NOISE)
+    for name, passed in verdicts.items():
+        st.session_state[truth_key(name)] = PASS if passed else FAIL
+
+
 def forget_chunks_and_sliders() -> None:
-    """The previous case's chunks and threshold sliders: nothing may pile up."""
-    for key in [k for k in st.session_state if str(k).startswith((_CHUNK, _THRESHOLD))]:
+    """The previous case's chunks, labels and threshold sliders: nothing may pile up."""
+    for key in [k for k in st.session_state
+                if str(k).startswith((_CHUNK, _THRESHOLD, _LABEL, _TRUTH))]:
         del st.session_state[key]
 
 

@@ -9,6 +9,7 @@ import streamlit as st
 
 from jeval_core.records import CaseRow
 from jeval_core.results import Result
+from pages.app import state
 from pages.app.views import verdict
 from pages.app.views.text import inert
 
@@ -29,11 +30,23 @@ def result_card(name: str, result: Result, stale: bool = False) -> None:
                      f"{result.threshold:.2f}; confidence {result.confidence or 0.0:.2f}."))
 
 
-def result_cards(results: Mapping[str, Result], stale: bool = False) -> None:
-    """One bordered card per evaluator, one per row so that nothing is cut off."""
+def result_cards(results: Mapping[str, Result], stale: bool = False,
+                 labelled: bool = False) -> None:
+    """One bordered card per evaluator, one per row so that nothing is cut off; `labelled`:
+    each card also takes the person's verdict (pass / fail), the truth it is measured by."""
     for name, result in results.items():
         with st.container(border=True, key=f"card_{name}"):
-            result_card(name, result, stale)
+            if labelled and not result.skipped:
+                with st.container(horizontal=True, vertical_alignment="top", wrap=False):
+                    with st.container():
+                        result_card(name, result, stale)
+                    st.segmented_control(
+                        f"Your verdict on {name}", [state.PASS, state.FAIL],
+                        key=state.truth_key(name), label_visibility="collapsed",
+                        help="your verdict: should this evaluator pass on this case? (click "
+                             "again to clear)")
+            else:
+                result_card(name, result, stale)
 
 
 def case_card(row: CaseRow | None, title: str) -> None:

@@ -67,7 +67,8 @@ def preview(dataset: Dataset) -> None:
                          column_config={"message": st.column_config.TextColumn(width="large")})
     rows = [{"line": r.line, "id": r.id, "input": r.case.input, "output": r.case.output,
              "chunks": len(r.case.context),
-             "labels": "" if r.labels is None else " ".join(str(int(x)) for x in r.labels),
+             "labels": "" if r.labels is None else " ".join(
+                 "-" if x is None else str(int(x)) for x in r.labels),
              "reranked": "" if r.reranked is None else " ".join(map(str, r.reranked))}
             for r in dataset.rows[:20]]
     st.caption(f"The first {len(rows)} of {len(dataset.rows)} rows")

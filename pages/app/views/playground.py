@@ -20,6 +20,7 @@ from jeval_core import Case, CaseError, JevalError, Report, casefile, evaluators
 from jeval_core.address import Address
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.judges import Judge
+from jeval_core.labels import on_case
 from jeval_core.request import Packed, pack
 from jeval_core.scoring import DetailRow, prepare, run
 from jeval_core.share import MAX_TOKEN_CHARS
@@ -172,7 +173,15 @@ def editor() -> dict[str, DeltaGenerator]:
                           disabled=pos == len(ids) - 1)
                 st.button(f"Delete {where}", key=f"drop_{uid}", type="tertiary",
                           on_click=editing.delete_chunk, args=(uid,))
-            slots[uid] = st.container()
+            with st.container(horizontal=True, wrap=False, vertical_alignment="center",
+                              gap="small"):
+                st.segmented_control(
+                    f"Your label for {where}", [state.RELEVANT, state.NOISE],
+                    key=state.label_key(uid), label_visibility="collapsed",
+                    on_change=rerun_live,
+                    help="your label: relevant or noise (click again to clear); the summary "
+                         "says how far the judge agrees")
+                slots[uid] = st.container()
     st.button("Add a chunk", on_click=editing.add_chunks, args=([""],))
     paste = st.expander("Paste many chunks at once", key="paste_open", on_change="rerun")
     if paste.open:  # drawn only when opened: nothing to draw per edit otherwise
@@ -191,9 +200,11 @@ def editor() -> dict[str, DeltaGenerator]:
     return slots
 
 
-def chunk_verdict(text: str, row: DetailRow | None, offline: str | None = None) -> None:
+def chunk_verdict(text: str, row: DetailRow | None, offline: str | None = None,
+                  label: bool | None = None) -> None:
     """Beside a chunk: its p(relevant) and verdict, and the words that drove p; `offline`
-    names the offline judge when its verdict stands in for the hosted judge's."""
+    names the offline judge when its verdict stands in for the hosted judge's; a red mark
+    when the person's `label` says otherwise."""
     if not text.strip():
         st.caption("blank: not judged (it keeps its rank)")
         return
@@ -203,17 +214,42 @@ def chunk_verdict(text: str, row: DetailRow | None, offline: str | None = None) 
     colour = "orange" if row.unsure else ("green" if row.yes else "gray")
     mark = f" · {inert(offline)} judge" if offline else ""
     line = f":{colour}-badge[p {row.p:.2f} · {inert(row.verdict)}{mark}]"
+    if label is not None and label != row.yes:
+        line += f" :red-badge[✗ you: {state.RELEVANT if label else state.NOISE}]"
     words = [t for _, _, t in row.evidence]
     if words:
         line += " why: " + ", ".join(f":orange-background[{inert(w)}]" for w in words[:8])
     st.markdown(line)
 
 
-def download_case(case: Case, chosen: tuple[Evaluator, ...]) -> None:
-    thresholds = state.thresholds()
+def case_payload(case: Case, chosen: tuple[Evaluator, ...]) -> dict:
+    """The case file as downloaded and exported: the case, its evaluators, thresholds and
+    the person's labels."""
     payload = {**case.to_dict(), "evaluators": [e.name for e in chosen]}
+    thresholds = state.thresholds()
     if thresholds:
         payload["thresholds"] = thresholds
+    return {**payload, **editing.labels().to_extra()}
+
+
+def agreement_line(report: Report, stale: bool) -> None:
+    """Under the summary band: how far the judge agrees with the person's labels."""
+    if stale:
+        return
+    agreed = on_case(report, editing.labels())
+    said = agreed.line()
+    if not said:
+        st.caption("Label chunks (relevant / noise) and verdicts (pass / fail) to see how far "
+                   "the judge agrees with you.")
+        return
+    wrong = ", ".join(d.where for d in agreed.disagreements)
+    colour = "green" if not wrong else "orange"
+    st.markdown(f":{colour}[Your labels: the judge {inert(said)}]"
+                + (f" :gray[· disagrees on {inert(wrong)}]" if wrong else ""))
+
+
+def download_case(case: Case, chosen: tuple[Evaluator, ...]) -> None:
+    payload = case_payload(case, chosen)
     st.download_button("Download the case (JSON)",
                        lambda: json.dumps(payload, indent=2, ensure_ascii=False),
                        file_name="case.json", mime="application/json", on_click="ignore")
@@ -467,11 +503,13 @@ def live_panel(slots: Slots) -> None:
     draw.chunk_edges({uid: (per_chunk[pos].yes if pos in per_chunk else None)
                       for pos, uid in enumerate(ids)},
                      ids[focus] if focus is not None and not present else None)
+    marks = state.chunk_labels()
     for pos, uid in enumerate(ids):
         if uid in slots.chunks:
             with slots.chunks[uid]:
                 chunk_verdict(case.context[pos], per_chunk.get(pos),
-                              report.judge if standing_in and report is not None else None)
+                              report.judge if standing_in and report is not None else None,
+                              marks[pos] if pos < len(marks) else None)
     if slots.download is not None:
         with slots.download:
             download_case(case, chosen)
@@ -503,8 +541,9 @@ def focused_chunk(chunks: int) -> int | None:
 def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: bool,
            elapsed: float, focus: int | None = None, standing_in: str | None = None) -> None:
     draw.summary(report, len(case.context), case.blank_chunks(), stale, note=standing_in)
+    agreement_line(report, stale)
     header(report, elapsed, stale, standing_in)
-    result_cards(report.results, stale)
+    result_cards(report.results, stale, labelled=True)
     draw.trust(report)
     what_if(report)
     names = [n for n, r in report.results.items() if not r.skipped]
@@ -527,7 +566,7 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
         with box:
             compare(case, chosen, report)
     st.subheader("Export")
-    draw.exports(report, {**case.to_dict(), "evaluators": [e.name for e in chosen]})
+    draw.exports(report, case_payload(case, chosen))
     keep_as_run(case, chosen, report)
     draw.request_panel(report)
 
@@ -540,7 +579,8 @@ def keep_as_run(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> No
         from jeval_core.casefile import CaseFile
         try:
             run_id = runs.save_case(resources.store(), CaseFile(
-                case, chosen, dict(report.thresholds)), report)
+                case, chosen, dict(report.thresholds), extra=editing.labels().to_extra()),
+                report)
             state.say(state.KEPT_RUN, f"Kept as run {run_id[:8]}: see it on the Dashboard.")
         except JevalError as err:
             state.say(state.KEPT_RUN, f"Not kept: {err}")

@@ -342,7 +342,7 @@ def one_case(run: RunSummary, cases: Sequence[CaseRow], prefix: str) -> None:
         labels = row.labels
         for i, chunk in enumerate(row.case.context):
             truth = ""
-            if labels is not None and i < len(labels):
+            if labels is not None and i < len(labels) and labels[i] is not None:
                 truth = " · labelled relevant" if labels[i] else " · labelled not relevant"
             st.caption(f"{Address.of_chunk(i)}{truth}")
             st.text(chunk)

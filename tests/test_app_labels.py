@@ -1,0 +1,99 @@
+"""Labelling in the Playground (AppTest): one click per chunk and per verdict, the agreement
+line under the summary band, and the labels in the case's JSON and its share link."""
+
+import json
+import re
+
+from conftest import load_file
+from streamlit.testing.v1 import AppTest
+
+from jeval_core import judges, score, share
+from jeval_core.labels import Labels
+
+
+def app() -> AppTest:
+    return AppTest.from_file("../app.py", default_timeout=60).run()
+
+
+def markdown(at: AppTest) -> str:
+    return "\n".join(re.sub(r"\\(.)", r"\1", m.value) for m in at.markdown)
+
+
+def label_controls(at: AppTest):
+    return [s for s in at.segmented_control if s.label.startswith("Your label for context[")]
+
+
+SEED = load_file("jev_pricing")
+VERDICTS = [d.yes for d in score(SEED.case, SEED.chosen(), judges.get("local"))
+            .results["chunk_relevance"].details]
+
+
+def test_every_chunk_has_a_relevant_or_noise_label():
+    at = app()
+    controls = label_controls(at)
+    assert len(controls) == len(SEED.case.context)
+    assert controls[0].options == ["relevant", "noise"]
+
+
+TRUTH = Labels.from_extra(SEED.extra, len(SEED.case.context))
+REPORT = score(SEED.case, SEED.chosen(), judges.get("local"))
+
+
+def test_an_example_opens_with_its_stated_truth_as_labels():
+    at = app()
+    assert [c.value for c in label_controls(at)] == [
+        "relevant" if t else "noise" for t in TRUTH.chunks]
+    agreed = sum(v == t for v, t in zip(VERDICTS, TRUTH.chunks, strict=True))
+    assert f"the judge agrees on {agreed} of 4 labelled chunks" in markdown(at)
+
+
+def test_a_label_the_judge_contradicts_is_marked_beside_its_chunk():
+    at = app()
+    label_controls(at)[0].set_value("noise" if VERDICTS[0] else "relevant").run()
+    text = markdown(at)
+    assert "disagrees on context[0]" in text
+    assert "✗ you:" in text
+
+
+def test_clearing_every_label_asks_for_labels():
+    at = app()
+    for control in label_controls(at):
+        control.set_value(None).run()
+        at.run()
+    verdict = next(s for s in at.segmented_control if s.label.startswith("Your verdict on"))
+    verdict.set_value(None).run()
+    assert "Label chunks (relevant / noise)" in "\n".join(c.value for c in at.caption)
+
+
+def test_an_evaluator_verdict_label_the_judge_contradicts_is_named():
+    at = app()
+    verdict = next(s for s in at.segmented_control if s.label == "Your verdict on chunk_relevance")
+    verdict.set_value("fail" if REPORT.results["chunk_relevance"].passed else "pass").run()
+    assert "disagrees on" in markdown(at) and "chunk_relevance" in markdown(at)
+
+
+def test_the_labels_travel_in_the_share_link():
+    at = app()
+    label_controls(at)[1].set_value(None).run()
+    shared = share.decode(at.query_params["case"])
+    labels = Labels.from_extra(shared.file.extra, len(shared.file.case.context))
+    assert labels.chunks == (TRUTH.chunks[0], None, *TRUTH.chunks[2:])
+
+
+def test_a_shared_link_with_labels_opens_with_them_set():
+    token = share.encode(SEED.case, SEED.chosen(), None, None,
+                         Labels((True, False, None, None)).to_extra())
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.query_params["case"] = token
+    at.run()
+    assert [c.value for c in label_controls(at)] == ["relevant", "noise", None, None]
+
+
+def test_labels_are_written_as_a_case_file_reads_them():
+    payload = Labels((None, None, True, None), (("faithfulness", False),)).to_extra(
+        {"truth": {"evaluators": {"faithfulness": {"why": "kept"}}}})
+    assert json.loads(json.dumps(payload)) == {
+        "context_labels": [None, None, 1, None],
+        "truth": {"evaluators": {"faithfulness": {"why": "kept", "passed": False}}}}
+    assert Labels.from_extra(payload, 4) == Labels((None, None, True, None),
+                                                    (("faithfulness", False),))
