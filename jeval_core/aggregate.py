@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from . import ranking
 from .errors import JevalError
 from .results import Result
 
@@ -220,31 +221,42 @@ class RankingSummary:
     reranked_cases: int = 0
     retriever_on_reranked: dict[int, float | None] = field(default_factory=dict)
     reranked: dict[int, float | None] = field(default_factory=dict)
+    # The other ranking metrics per order ("retriever", "retriever_on_reranked", "reranked"):
+    # {"recall@3": ..., "hit@1": ..., "ndcg@5": ..., "mrr": ...}, each a mean over queries.
+    more: dict[str, dict[str, float | None]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        def named(values: Mapping[int, float | None]) -> dict[str, float | None]:
-            return {f"p@{k}": v for k, v in values.items()}
+        def named(values: Mapping[int, float | None], order: str) -> dict[str, float | None]:
+            return {**{f"p@{k}": v for k, v in values.items()}, **self.more.get(order, {})}
 
         return {
             "source": self.source,
             "cases": self.cases,
-            "retriever": named(self.retriever),
+            "retriever": named(self.retriever, "retriever"),
             "reranked": None if not self.reranked_cases else {
                 "cases": self.reranked_cases,
-                "retriever": named(self.retriever_on_reranked),
-                "reranked": named(self.reranked),
+                "retriever": named(self.retriever_on_reranked, "retriever_on_reranked"),
+                "reranked": named(self.reranked, "reranked"),
             },
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RankingSummary:
         def at_k(values: Mapping[str, float | None] | None) -> dict[int, float | None]:
-            return {int(k.removeprefix("p@")): v for k, v in (values or {}).items()}
+            return {int(k.removeprefix("p@")): v for k, v in (values or {}).items()
+                    if k.startswith("p@")}
+
+        def rest(values: Mapping[str, float | None] | None) -> dict[str, float | None]:
+            return {k: v for k, v in (values or {}).items() if not k.startswith("p@")}
 
         again = data.get("reranked") or {}
+        more = {"retriever": rest(data.get("retriever")),
+                "retriever_on_reranked": rest(again.get("retriever")),
+                "reranked": rest(again.get("reranked"))}
         return cls(str(data.get("source", "labels")), int(data.get("cases", 0)),
                    at_k(data.get("retriever")), int(again.get("cases", 0)),
-                   at_k(again.get("retriever")), at_k(again.get("reranked")))
+                   at_k(again.get("retriever")), at_k(again.get("reranked")),
+                   {k: v for k, v in more.items() if v})
 
 
 def _ranking(source: str, orders: Sequence[tuple[Sequence[bool], Sequence[bool] | None]],
@@ -253,6 +265,10 @@ def _ranking(source: str, orders: Sequence[tuple[Sequence[bool], Sequence[bool] 
     if not orders:
         return None
     paired = [(first, second) for first, second in orders if second is not None]
+    more = {"retriever": _more([first for first, _ in orders], ks)}
+    if paired:
+        more["retriever_on_reranked"] = _more([first for first, _ in paired], ks)
+        more["reranked"] = _more([second for _, second in paired], ks)
     return RankingSummary(
         source=source,
         cases=len(orders),
@@ -260,7 +276,19 @@ def _ranking(source: str, orders: Sequence[tuple[Sequence[bool], Sequence[bool] 
         reranked_cases=len(paired),
         retriever_on_reranked=_at_k([first for first, _ in paired], ks) if paired else {},
         reranked=_at_k([second for _, second in paired], ks) if paired else {},
+        more=more,
     )
+
+
+def _more(rankings: Sequence[Sequence[bool]], ks: Sequence[int]) -> dict[str, float | None]:
+    """recall@k, hit rate@k, nDCG@k and MRR, each averaged over the queries that define it."""
+    out: dict[str, float | None] = {}
+    for name, metric in (("recall", ranking.recall_at_k), ("ndcg", ranking.ndcg_at_k),
+                         ("hit", ranking.hit_at_k)):
+        for k in ks:
+            out[f"{name}@{k}"] = ranking.mean(metric(r, k) for r in rankings)
+    out["mrr"] = ranking.mean(ranking.reciprocal_rank(r) for r in rankings)
+    return out
 
 
 @dataclass(frozen=True)

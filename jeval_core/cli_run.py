@@ -302,6 +302,16 @@ def render_summary(outcome: RunOutcome) -> str:
             rows.append((f"reranked, {ranking.reranked_cases} cases",
                          *[number(v) for v in ranking.reranked.values()]))
         lines += ["", *_table(rows)]
+        names = list(ranking.more.get("retriever", {}))
+        if names:
+            more = [(f"more ranking metrics (relevance from {by})", *names)]
+            shown = {"retriever": f"retriever, {ranking.cases} cases",
+                     "retriever_on_reranked": f"retriever, the {ranking.reranked_cases} "
+                                              "reranked cases",
+                     "reranked": f"reranked, {ranking.reranked_cases} cases"}
+            more += [(label, *[number(ranking.more[order].get(n)) for n in names])
+                     for order, label in shown.items() if order in ranking.more]
+            lines += ["", *_table(more)]
     return "\n".join(lines)
 
 

@@ -54,3 +54,21 @@ def test_k_below_one_is_refused_with_the_reason():
 
 def test_the_judges_order_puts_the_highest_p_first_and_keeps_ties_in_retriever_order():
     assert ranking.by_rank([0.2, 0.9, 0.2, 0.7]) == [1, 3, 0, 2]
+
+
+def test_a_run_summary_carries_every_ranking_metric_and_reads_it_back():
+    from conftest import ROOT
+
+    from jeval_core import datasets
+    from jeval_core.aggregate import Summary, summarise
+
+    data = datasets.load(ROOT / "assets" / "datasets" / "sample.jsonl")
+    summary = summarise(data.rows, [])
+    more = summary.ranking.more["retriever"]
+    labelled = [r.ranked_labels for r in data.rows if r.ranked_labels is not None]
+    assert more["mrr"] == pytest.approx(
+        sum(ranking.reciprocal_rank(r) for r in labelled) / len(labelled))
+    assert more["ndcg@3"] == pytest.approx(ranking.mean(ranking.ndcg_at_k(r, 3)
+                                                        for r in labelled))
+    again = Summary.from_dict(summary.to_dict())
+    assert again.ranking == summary.ranking
