@@ -9,12 +9,14 @@ mistakes are read first.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .judges.fitting import auc
+from .labels import CHUNK_RELEVANCE, Labels
+from .results import Result
 
 DRAWS = 1000  # bootstrap resamples: intervals steady to about a hundredth
 SEED = 20261202  # a fixed seed: the same labels always give the same interval
@@ -147,3 +149,49 @@ def agreement(items: Sequence[Judged], draws: int = DRAWS, seed: int = SEED) -> 
         n=len(items), cases=len(cases), positives=int(y.sum()),
         **{name: figure(name) for name in NAMES},
         always_no=float(1 - y.mean()), disagreements=tuple(wrong))
+
+
+def verdict_p(result: Result) -> float | None:
+    """An evaluator's verdict as a p(pass) for the figures above: 0.5 at its threshold, more
+    the further the score lies on the passing side (so p >= 0.5 is exactly "passed", and
+    AUC reads how far each score is from failing)."""
+    if result.score is None or result.passed is None:
+        return None
+    margin = (result.score - result.threshold if result.higher_is_better
+              else result.threshold - result.score)
+    return min(1.0, max(0.0, 0.5 + margin / 2))
+
+
+@dataclass(frozen=True)
+class RunAgreement:
+    """A run's verdicts against the labels its cases carry: chunk verdicts and, per
+    evaluator, pass/fail verdicts."""
+
+    chunks: Agreement | None
+    evaluators: dict[str, Agreement]
+
+    @property
+    def any(self) -> bool:
+        return self.chunks is not None or bool(self.evaluators)
+
+
+def of_cases(cases: Iterable[tuple[str, Labels, Mapping[str, Result]]]) -> RunAgreement:
+    """Per labelled chunk and per labelled evaluator verdict of (case id, labels, results)."""
+    chunks: list[Judged] = []
+    verdicts: dict[str, list[Judged]] = {}
+    for case_id, labels, results in cases:
+        relevance = results.get(CHUNK_RELEVANCE)
+        if relevance is not None and not relevance.skipped:
+            for d in relevance.details:
+                i = d.address.chunk
+                if i is not None and i < len(labels.chunks) and labels.chunks[i] is not None:
+                    chunks.append(Judged(case_id, f"{case_id} {d.address}", d.p,
+                                         bool(labels.chunks[i])))
+        for name, passed in labels.evaluators:
+            result = results.get(name)
+            p = verdict_p(result) if result is not None else None
+            if p is not None:
+                verdicts.setdefault(name, []).append(Judged(case_id, f"{case_id} {name}", p,
+                                                            passed))
+    return RunAgreement(agreement(chunks),
+                        {n: a for n, items in verdicts.items() if (a := agreement(items))})

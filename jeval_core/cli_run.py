@@ -123,6 +123,9 @@ def main(args: argparse.Namespace) -> int:
     if args.out:
         _write_out(args.out, dataset, outcome, run_id if args.reports else None)
     print(render_summary(outcome))
+    agreed = render_agreement(dataset.rows, list(outcome.outcomes.values()))
+    if agreed:
+        print(agreed)
     if outcome.judge_errors:
         print(f"jeval: the judge could not answer {outcome.judge_errors} case(s); continue "
               f"with: {again}", file=sys.stderr)
@@ -312,6 +315,34 @@ def render_summary(outcome: RunOutcome) -> str:
             more += [(label, *[number(ranking.more[order].get(n)) for n in names])
                      for order, label in shown.items() if order in ranking.more]
             lines += ["", *_table(more)]
+    return "\n".join(lines)
+
+
+def render_agreement(rows: Sequence[Any], outcomes: Sequence[Any]) -> str:
+    """The verdicts against the labels the rows carry, with 95% intervals (cases resampled),
+    next to answering "no" to all; the most confident disagreements first."""
+    from . import agreement, labels
+
+    reports = {o.index: o.report for o in outcomes if o.report is not None}
+    found = agreement.of_cases((row.id, labels.of_row(row), reports[i].results)
+                               for i, row in enumerate(rows) if i in reports)
+    if not found.any:
+        return ""
+    head = ("agreement with your labels", "n", "accuracy", "always no", "precision", "recall",
+            "F1", "AUC", "kappa")
+    table: list[Sequence[str]] = [head]
+    named = ([("chunk verdicts", found.chunks)] if found.chunks else []) + [
+        (f"{name} pass/fail", a) for name, a in found.evaluators.items()]
+    for what, a in named:
+        table.append((what, str(a.n), str(a.accuracy), f"{a.always_no:.2f}", str(a.precision),
+                      str(a.recall), str(a.f1), str(a.auc), str(a.kappa)))
+    lines = ["", *_table(table), "(95% intervals: cases resampled 1,000 times)"]
+    worst = sorted((d for _, a in named for d in a.disagreements),
+                   key=lambda d: -d.confidence)[:5]
+    if worst:
+        lines.append("most confident disagreements: " + "; ".join(
+            f"{one_line(d.item, 60)} (judge p {d.p:.2f}, label "
+            f"{'yes' if d.label else 'no'})" for d in worst))
     return "\n".join(lines)
 
 

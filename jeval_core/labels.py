@@ -145,3 +145,11 @@ def on_case(report: Report, labels: Labels) -> CaseAgreement:
 def merged(chunks: Sequence[bool | None], verdicts: Mapping[str, bool | None]) -> Labels:
     """Labels from the Playground's widgets: unlabelled evaluators are left out."""
     return Labels(tuple(chunks), tuple((n, v) for n, v in verdicts.items() if v is not None))
+
+
+def of_row(row: Any) -> Labels:
+    """A dataset row's labels: its `context_labels` (read and checked by the dataset reader)
+    and its `truth` (the evaluators' verdicts, an example's stated truth)."""
+    found = Labels.from_extra(row.casefile.extra, len(row.case.context))
+    chunks = tuple(row.labels) if row.labels is not None else found.chunks
+    return Labels(chunks, found.evaluators)

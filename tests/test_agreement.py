@@ -63,3 +63,37 @@ def test_one_case_gives_figures_without_an_interval():
 
 def test_nothing_labelled_has_no_agreement():
     assert agreement([]) is None
+
+
+def test_a_runs_agreement_reads_chunk_labels_and_evaluator_verdict_labels():
+    from conftest import load_file
+
+    from jeval_core import judges, score
+    from jeval_core.agreement import of_cases
+    from jeval_core.labels import Labels
+
+    loaded = load_file("noisy_retrieval")
+    labels = Labels.from_extra(loaded.extra, len(loaded.case.context))
+    report = score(loaded.case, loaded.chosen(), judges.get("local"))
+    found = of_cases([("noisy", labels, report.results)])
+    assert found.chunks.n == len(loaded.case.context)
+    rows = report.rows("chunk_relevance")
+    assert found.chunks.agreed == sum(r.yes == labels.chunks[r.address.chunk] for r in rows)
+    for name, passed in labels.evaluators:
+        if report.results[name].passed is not None:
+            assert found.evaluators[name].accuracy.value == float(
+                report.results[name].passed == passed)
+
+
+def test_an_evaluator_verdict_reads_as_p_of_pass_around_its_threshold():
+    from jeval_core.agreement import verdict_p
+    from jeval_core.results import Result
+
+    def result(score, higher=True, threshold=0.5):
+        return Result("x", score=score, threshold=threshold, higher_is_better=higher,
+                      reason="")
+
+    assert verdict_p(result(0.5)) == 0.5
+    assert verdict_p(result(0.9)) == pytest.approx(0.7)
+    assert verdict_p(result(0.1, higher=False)) == pytest.approx(0.7)
+    assert verdict_p(result(0.9, higher=False)) < 0.5
