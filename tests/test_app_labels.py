@@ -4,7 +4,7 @@ line under the summary band, and the labels in the case's JSON and its share lin
 import json
 import re
 
-from conftest import load_file
+from conftest import ROOT, load_file
 from streamlit.testing.v1 import AppTest
 
 from jeval_core import judges, score, share
@@ -97,3 +97,19 @@ def test_labels_are_written_as_a_case_file_reads_them():
         "truth": {"evaluators": {"faithfulness": {"why": "kept", "passed": False}}}}
     assert Labels.from_extra(payload, 4) == Labels((None, None, True, None),
                                                     (("faithfulness", False),))
+
+
+def test_a_stored_profile_is_picked_in_the_sidebar_and_the_results_say_so(tmp_path):
+    from jeval_core import datasets
+    from jeval_core.judges import profile
+    from jeval_core.store import open_store
+
+    data = datasets.load(ROOT / "assets" / "datasets"
+                         / "labelled_helpdesk.jsonl")
+    fitted = profile.fit(profile.labelled(data.rows), "helpdesk", data.sha256, data.name)
+    with open_store() as store:
+        store.save_profile(fitted)
+    at = app()
+    at.selectbox(key="calibration").set_value("helpdesk").run()
+    at.run()
+    assert f"(calibration profile helpdesk · {fitted.fingerprint})" in markdown(at)

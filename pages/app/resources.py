@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from jeval_core import CaseError, JudgeError, casefile, judges
+from jeval_core import CaseError, JevalError, JudgeError, casefile, judges
 from jeval_core import evaluators as registry
 from jeval_core.casefile import CaseFile
 from jeval_core.judges import Judge
@@ -56,23 +56,47 @@ def spare_the_collector() -> None:
 
 # ---- offline judges: one of each per process ----
 
-_JUDGES: dict[str, Judge] = {}
+_JUDGES: dict[tuple[str, str | None], Judge] = {}
 _JUDGES_LOCK = threading.Lock()
 
 
-def offline_judge(name: str) -> Judge:
+def offline_judge(name: str, calibration: str | None = None) -> Judge:
     """An offline judge, built through the catalog and loaded once per process: the first
-    caller loads it, others wait (the Playground and dataset runs share it)."""
+    caller loads it, others wait (the Playground and dataset runs share it). `calibration`
+    names a stored profile, as "name · fingerprint" (a profile saved again under its name is
+    another judge); its judge shares the model with the plain one."""
+    key = (name, calibration)
     with _JUDGES_LOCK:
-        if name not in _JUDGES:
-            judge = judges.get(name)
+        if key not in _JUDGES:
+            profile = None
+            if calibration is not None and judges.entry(name).calibrates:
+                profile = store().profile(calibration.split(" · ")[0])
+            judge = judges.get(name, calibration=profile)
             judge.warm_up()
-            _JUDGES[name] = judge
-        return _JUDGES[name]
+            _JUDGES[key] = judge
+        return _JUDGES[key]
 
 
-def offline_judge_ready(name: str) -> bool:
-    return name in _JUDGES
+def offline_judge_ready(name: str, calibration: str | None = None) -> bool:
+    return (name, calibration) in _JUDGES
+
+
+def calibration_for(name: str) -> str | None:
+    """The profile picked in the sidebar, as "name · fingerprint", when `name` calibrates."""
+    from pages.app import state
+
+    picked = state.get(state.CALIBRATION)
+    if not picked or not judges.known(name) or not judges.entry(name).calibrates:
+        return None
+    found = {f"{p.name} · {p.fingerprint}": p for p in profiles()}
+    return next((k for k in found if k.split(" · ")[0] == picked), None)
+
+
+def profiles() -> list:
+    """The calibration profiles kept in the run store (none when it cannot be read)."""
+    with contextlib.suppress(JevalError):
+        return store().profiles()
+    return []
 
 
 # ---- the run store ----

@@ -6,7 +6,7 @@ import streamlit as st
 
 from jeval_core import JevalError, judges
 from jeval_core.judges.jev import Secret
-from pages.app import hosted, state
+from pages.app import hosted, resources, state
 from pages.app.views.text import inert
 
 
@@ -25,6 +25,23 @@ def judge_settings() -> None:
                           persist_state="session")
         if judges.is_hosted(picked):
             connection()
+        elif judges.known(picked) and judges.entry(picked).calibrates:
+            calibration()
+
+
+def calibration() -> None:
+    """A calibration profile for the offline judge (`jeval calibrate`, or the Dataset page)."""
+    names = [p.name for p in resources.profiles()]
+    if not names:
+        st.caption("Calibration: the built-in curves. Fit a profile to your own labels on "
+                   "the Dataset page or with `jeval calibrate`.")
+        return
+    if state.get(state.CALIBRATION) not in (None, *names):
+        state.drop(state.CALIBRATION)
+    st.selectbox("Calibration profile", [None, *names], key=state.CALIBRATION,
+                 format_func=lambda n: "built-in curves" if n is None else n,
+                 help="the local judge's curves refitted to your labels; every result says "
+                      "which profile judged it")
 
 
 def connection() -> None:

@@ -24,6 +24,7 @@ INPUT, OUTPUT, EXPECTED = "input", "output", "expected"  # the case's texts
 EVALUATORS = "evaluators"
 EXAMPLE = "example"  # the example picked (None once another case is loaded)
 JUDGE = "judge"
+CALIBRATION = "calibration"  # the name of the calibration profile picked for the judge
 BASE_URL, KEY_BOX, MODEL = "jev_base_url", "jev_key", "jev_model"  # the hosted connection
 HOSTED_LIVE = "hosted_live"
 PRESENT = "present"  # presentation mode

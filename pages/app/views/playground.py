@@ -45,18 +45,20 @@ LIVE = "live"  # the fragment a committed edit reruns
 KEPT = "Your text is kept."
 
 
-def offline_judge(name: str) -> Judge:
-    if resources.offline_judge_ready(name):
-        return resources.offline_judge(name)
+def offline_judge(name: str, calibration: str | None = None) -> Judge:
+    if resources.offline_judge_ready(name, calibration):
+        return resources.offline_judge(name, calibration)
     with st.spinner("Loading the offline judge…"):
-        return resources.offline_judge(name)
+        return resources.offline_judge(name, calibration)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def score_offline(case: Case, names: tuple[str, ...], judge: str) -> Report:
-    """Pure in its arguments (plain names, not objects, so Streamlit can hash them): the same
-    case and evaluators are never judged twice (thresholds re-reduce the answers)."""
-    offline = resources.offline_judge(judge)
+def score_offline(case: Case, names: tuple[str, ...], judge: str,
+                  calibration: str | None = None) -> Report:
+    """Pure in its arguments (plain names, not objects, so Streamlit can hash them; a
+    profile by name and fingerprint): the same case and evaluators are never judged twice
+    (thresholds re-reduce the answers)."""
+    offline = resources.offline_judge(judge, calibration)
     return run(prepare(case, evaluators.resolve(names), offline), offline)
 
 
@@ -347,8 +349,9 @@ def run_scoring(case: Case, chosen: tuple[Evaluator, ...], judge: str, asked: bo
     judge's name."""
     if judges.entry(judge).offline:
         try:
-            offline_judge(judge)  # loaded outside the cached function (with a spinner)
-            return score_offline(case, tuple(e.name for e in chosen), judge), None
+            calibration = resources.calibration_for(judge)
+            offline_judge(judge, calibration)  # loaded outside the cached function (spinner)
+            return score_offline(case, tuple(e.name for e in chosen), judge, calibration), None
         except JevalError as err:
             return None, str(err)
     error = None

@@ -113,7 +113,9 @@ def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
             lines.append(counts + f" of {plural(chunks, 'retrieved chunk', 'retrieved chunks')}")
         cost = (f"billed ${report.cost_usd:.6f}" if report.usage.input_tokens
                 else f"free here; ~${report.packed.cost_usd:.6f} on Jev")
-        lines.append(f"judge **{inert(report.judge)}** · {cost} · "
+        profile = (f" (calibration profile {inert(report.calibration)})"
+                   if report.calibration else "")
+        lines.append(f"judge **{inert(report.judge)}**{profile} · {cost} · "
                      f"{plural(len(report.packed.asked), 'question', 'questions')} in 1 request"
                      + (f" · :orange-badge[{inert(note)}]" if note else ""))
         st.markdown("  \n".join(lines))
