@@ -39,6 +39,7 @@ from .text import REDACTED, one_line, redact
 
 if TYPE_CHECKING:
     from .judges.profile import Profile
+    from .labels import Labels
 
 ENV = "JEVAL_DB"
 TIMEOUT_ENV = "JEVAL_DB_TIMEOUT"
@@ -502,6 +503,21 @@ class Store:
         """No run stored yet: the cue to seed example runs."""
         return bool(self._read(
             lambda conn: conn.execute(sa.select(runs_t.c.id).limit(1)).first() is None))
+
+    def relabel(self, run_id: str, index: int, labels: Labels) -> None:
+        """Keep a person's labels on one stored case (in its row, as a dataset file holds
+        them): the run's agreement figures and a profile fitted on it read them."""
+        key = (cases_t.c.run_id == run_id) & (cases_t.c.idx == index)
+
+        def update(conn: Connection) -> None:
+            self._require(conn, run_id, lock=True)
+            found = conn.execute(sa.select(cases_t.c.case_json).where(key)).scalar()
+            if found is None:
+                raise JevalError(f"run {run_id[:8]} has no case {index + 1}")
+            data = labels.to_extra(json.loads(found))
+            conn.execute(cases_t.update().where(key).values(case_json=_dumps(data)))
+
+        self._transact(update, "save")
 
     # -- calibration profiles ---------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from jeval_core.errors import JevalError
 from jeval_core.records import CaseRow, RunSummary
 from jeval_core.store import Store
 from jeval_core.text import one_line
-from pages.app.views import verdict
+from pages.app.views import labelling, verdict
 from pages.app.views.boundary import error_line
 from pages.app.views.card import case_card
 from pages.app.views.text import inert, number, percent, plural
@@ -321,9 +321,9 @@ def reasons(cases: Sequence[CaseRow], names: Sequence[str], keep: Callable[[Case
                            "score": st.column_config.NumberColumn("score", format="%.2f")})
 
 
-def one_case(run: RunSummary, cases: Sequence[CaseRow], prefix: str) -> None:
-    """Pick a case: its question, answer and chunks beside its per-metric card, and a link
-    that opens it in the Playground."""
+def one_case(db: Store, run: RunSummary, cases: Sequence[CaseRow], prefix: str) -> None:
+    """Pick a case: its question, answer and chunks beside its per-metric card, a link
+    that opens it in the Playground, and the person's labels on it."""
     if not cases:
         return
     by_id = {row.case_id: row for row in cases}
@@ -353,6 +353,7 @@ def one_case(run: RunSummary, cases: Sequence[CaseRow], prefix: str) -> None:
                            help="a new tab with this case, the run's evaluators, thresholds "
                                 "and judge (the link holds the case, never a key)")
         case_card(row, row.case_id)
+        labelling.label_case(db, run, row, prefix)
 
 
 def cases_csv(cases: Sequence[CaseRow]) -> str:
@@ -388,7 +389,14 @@ def cases_jsonl(run: RunSummary, cases: Sequence[CaseRow]) -> str:
 def exports(run: RunSummary, cases: Sequence[CaseRow], prefix: str) -> None:
     """Every case as CSV (formula-safe) and as JSONL (full results), built on click."""
     stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in run.dataset)[:40] or "run"
-    left, right = st.columns(2)
+    left, middle, right = st.columns(3)
+    middle.download_button("Download the dataset with its labels (JSONL)",
+                           lambda: labelling.labelled_dataset(cases),
+                           file_name=f"{stem}_{run.id[:8]}_labelled.jsonl",
+                           mime="application/jsonl", on_click="ignore", width="stretch",
+                           key=f"{prefix}_labelled",
+                           help="the cases as a dataset file, with your labels: what `jeval "
+                                "calibrate` and another run read")
     left.download_button("Download the cases (CSV)", lambda: cases_csv(cases),
                          file_name=f"{stem}_{run.id[:8]}.csv", mime="text/csv",
                          on_click="ignore", width="stretch", key=f"{prefix}_csv",
@@ -413,9 +421,12 @@ def run_view(db: Store, run_id: str, prefix: str) -> RunSummary | None:
                          f"first because: {errors[0]}"))
     cards(run)
     charts(run, cases)
+    st.subheader("Agreement with your labels")
+    labelling.agreement_table(cases)
+    labelling.fit_profile(db, run, cases, prefix)
     st.subheader("Cases")
     case_table(run, cases, prefix)
     exports(run, cases, prefix)
     st.subheader("One case")
-    one_case(run, cases, prefix)
+    one_case(db, run, cases, prefix)
     return run

@@ -1,0 +1,139 @@
+"""A stored run's labels: label its cases, see how far the judge agrees, fit a profile.
+
+The figures come from jeval_core (`agreement.of_cases`, `profile.fit`); the labels are kept
+in the stored case rows (`Store.relabel`), so they travel with the run's exports and the
+downloaded dataset.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from jeval_core import agreement, labels
+from jeval_core.address import Address
+from jeval_core.errors import JevalError
+from jeval_core.judges import profile
+from jeval_core.records import CaseRow, RunSummary
+from jeval_core.store import Store
+from pages.app import state
+from pages.app.views.boundary import error_line
+from pages.app.views.text import inert
+
+WORDS = {True: state.RELEVANT, False: state.NOISE}
+VERDICT_WORDS = {True: state.PASS, False: state.FAIL}
+
+
+def of_row(row: CaseRow) -> labels.Labels:
+    return labels.of_row(row.row) if row.row is not None else labels.Labels()
+
+
+def agreement_table(cases: Sequence[CaseRow]) -> None:
+    """Per chunk verdicts and per evaluator: the figures with their intervals, next to
+    answering "no" to all, and the disagreements the judge was surest of."""
+    found = agreement.of_cases((row.case_id, of_row(row), row.results) for row in cases
+                               if row.report is not None)
+    if not found.any:
+        st.caption("No labels yet: label chunks and verdicts under “One case” (or give the "
+                   "dataset `context_labels`) to see how far the judge agrees.")
+        return
+    named = ([("chunk verdicts", found.chunks)] if found.chunks else []) + [
+        (f"{name} pass/fail", a) for name, a in found.evaluators.items()]
+    st.dataframe(pd.DataFrame([{
+        "labels of": what, "n": a.n, "accuracy": str(a.accuracy),
+        "always no": f"{a.always_no:.2f}", "precision": str(a.precision),
+        "recall": str(a.recall), "F1": str(a.f1), "AUC": str(a.auc), "κ": str(a.kappa)}
+        for what, a in named]), hide_index=True, width="stretch")
+    st.caption("95% intervals: cases resampled 1,000 times. “always no” is the accuracy of "
+               "calling every item noise (or fail): a judge worth reading beats it.")
+    worst = sorted((d for _, a in named for d in a.disagreements),
+                   key=lambda d: -d.confidence)[:10]
+    if worst:
+        with st.expander(f"The {len(worst)} disagreements the judge was surest of"):
+            st.dataframe(pd.DataFrame([{
+                "item": d.item, "judge p(yes)": round(d.p, 2),
+                "your label": "yes" if d.label else "no"} for d in worst]),
+                hide_index=True, width="stretch")
+
+
+def label_case(db: Store, run: RunSummary, row: CaseRow, prefix: str) -> None:
+    """One click per chunk and per verdict; each click is kept in the store at once."""
+    marks = of_row(row)
+    chunks = list(marks.chunks) + [None] * (len(row.case.context) - len(marks.chunks))
+    verdicts = marks.verdicts
+
+    def keep(i: int | None = None, name: str | None = None, key: str = "") -> None:
+        value = st.session_state.get(key)
+        if i is not None:
+            chunks[i] = {state.RELEVANT: True, state.NOISE: False}.get(value)
+        if name is not None:
+            if value is None:
+                verdicts.pop(name, None)
+            else:
+                verdicts[name] = value == state.PASS
+        try:
+            db.relabel(run.id, row.index, labels.merged(chunks, verdicts))
+        except JevalError as err:
+            st.session_state[f"{prefix}_label_error"] = str(err)
+
+    st.markdown("**Your labels**")
+    for i in range(len(row.case.context)):
+        key = f"{prefix}_lab_{row.index}_{i}"
+        st.session_state.setdefault(key, WORDS.get(chunks[i]))
+        st.segmented_control(f"{Address.of_chunk(i)}", [state.RELEVANT, state.NOISE], key=key,
+                             on_change=keep, kwargs={"i": i, "key": key})
+    for name in row.results:
+        key = f"{prefix}_ver_{row.index}_{name}"
+        st.session_state.setdefault(key, VERDICT_WORDS.get(verdicts.get(name)))  # type: ignore[arg-type]
+        st.segmented_control(f"{name} should", [state.PASS, state.FAIL], key=key,
+                             on_change=keep, kwargs={"name": name, "key": key})
+    problem = st.session_state.pop(f"{prefix}_label_error", None)
+    if problem:
+        error_line(problem)
+
+
+def fit_profile(db: Store, run: RunSummary, cases: Sequence[CaseRow], prefix: str) -> None:
+    """Refit the local judge to this run's chunk labels; the held-out figures before and
+    after, then keep it under a name for the sidebar and `--calibration`."""
+    labelled = [profile.LabelledChunks(row.case, tuple(of_row(row).chunks)) for row in cases
+                if any(c is not None for c in of_row(row).chunks)]
+    with st.expander("Fit the local judge to these labels (a calibration profile)"):
+        if not labelled:
+            st.caption("Label some chunks first.")
+            return
+        name = st.text_input("Profile name", key=f"{prefix}_profile_name",
+                             value=run.dataset.rsplit(".", 1)[0][:60] or "my labels")
+        if st.button("Fit and keep", key=f"{prefix}_fit"):
+            digest = run.dataset_hash
+            try:
+                fitted = profile.fit(labelled, name, digest, run.dataset)
+                if fitted.used:
+                    db.save_profile(fitted)
+                st.session_state[f"{prefix}_fitted"] = fitted.to_json()
+            except JevalError as err:
+                error_line(str(err))
+        shown = st.session_state.get(f"{prefix}_fitted")
+        if shown:
+            fitted = profile.Profile.from_json(shown)
+            for relation, f in fitted.relations.items():
+                rows = [{"curve": when, "AUC": v.auc, "accuracy": v.accuracy, "F1": v.f1,
+                         "always no": v.always_no}
+                        for when, v in (("built-in", f.before), ("refitted", f.after)) if v]
+                st.markdown(inert(f"**{relation}** · {f.labels} labels in {f.cases} cases"))
+                if rows:
+                    st.dataframe(pd.DataFrame(rows).round(3), hide_index=True)
+                st.caption(inert(f.note))
+            if fitted.used:
+                st.success(inert(f"Kept profile {fitted.name!r}: pick it in the sidebar, or "
+                                 f"use --calibration {fitted.name} with jeval."))
+                st.download_button("Download the profile (JSON)", fitted.to_json(),
+                                   file_name=f"{fitted.name}.json", key=f"{prefix}_prof_dl",
+                                   mime="application/json", on_click="ignore")
+
+
+def labelled_dataset(cases: Sequence[CaseRow]) -> str:
+    """The run's cases as a dataset file with their labels (what `jeval calibrate` reads)."""
+    return "".join(json.dumps(row.data, ensure_ascii=False) + "\n" for row in cases)
