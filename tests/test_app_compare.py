@@ -86,10 +86,13 @@ def test_local_and_lexical_show_how_often_they_agree():
     assert metric(at, "same case verdicts") == f"{pair.case_rate:.0%}"
 
 
-def test_each_judge_is_measured_against_the_labels():
+def test_each_judge_is_measured_against_the_same_labels_with_intervals():
     table = table_with(compared(), "AUC")
     assert list(table["judge"]) == ["local", "lexical"]
-    assert list(table["labelled chunks"]) == [8, 8]
+    assert list(table["labels of"]) == ["chunk verdicts", "chunk verdicts"]
+    assert list(table["n"]) == [8, 8]
+    assert table["always no"].nunique() == 1  # the same labels for both
+    assert all("[" in v for v in table["accuracy"])  # an interval: cases resampled
     assert table["precision"].notna().all() and table["recall"].notna().all()
 
 

@@ -168,8 +168,8 @@ def run_judge(name: str) -> tuple[Judge, tuple[Judge, ...]]:
     offline judges are shared and stay loaded). Raises JevalError (no key...)."""
     from pages.app import hosted
 
-    if not judges.entry(name).hosted:
-        return offline_judge(name), ()
+    if not judges.entry(name).hosted:  # with the calibration profile picked in the sidebar
+        return offline_judge(name, calibration_for(name)), ()
     judge = hosted.from_settings()
     if judges.entry(name).needs_key and not judge.has_key:
         # say so now, not once per case in a stored run of errors

@@ -15,13 +15,14 @@ import streamlit as st
 
 from jeval_core import compare, judges, share
 from jeval_core.address import Address
+from jeval_core.agreement import of_cases
 from jeval_core.compare import Comparison
 from jeval_core.datasets import Dataset, DatasetRow
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.judges import Judge
 from pages.app import jobs, resources
-from pages.app.views import datasets, progress, stored_run
+from pages.app.views import datasets, labelling, progress, stored_run
 from pages.app.views.boundary import error_line
 from pages.app.views.text import inert, number, percent, plural
 
@@ -112,26 +113,33 @@ def agreement(found: Comparison) -> None:
 
 
 def against_labels(found: Comparison) -> None:
+    """Each judge against the same labels: the figures with their intervals, next to the
+    always-no baseline (read from each judge's stored run)."""
     st.subheader("Each judge against the labels")
     rows = []
     for j in found.judges:
-        chunks = j.summary.chunks
-        v = chunks.verdicts if chunks else None
-        rows.append({"judge": j.judge, "run": (j.run_id or "")[:8], "status": j.status,
-                     "cases scored": j.summary.cases - j.summary.pending - j.summary.errored,
-                     "pass rate": None if j.summary.pass_rate is None
-                     else 100 * j.summary.pass_rate,
-                     "labelled chunks": chunks.chunks if chunks else 0,
-                     "precision": v.precision if v else None, "recall": v.recall if v else None,
-                     "F1": v.f1 if v else None, "accuracy": v.accuracy if v else None,
-                     "AUC": chunks.auc if chunks else None})
-    number = st.column_config.NumberColumn(format="%.2f")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-                 column_config={"pass rate": st.column_config.NumberColumn(format="%.0f%%"),
-                                **{k: number for k in ("precision", "recall", "F1",
-                                                       "accuracy", "AUC")}})
-    st.caption("chunk_relevance's verdict on each labelled chunk against the human label; AUC "
-               "reads p itself, so it judges the ordering, not the 0.5 cut-off.")
+        try:
+            cases = resources.store().cases(j.run_id) if j.run_id else []
+        except JevalError:
+            cases = []
+        agreed = of_cases((row.case_id, labelling.of_row(row), row.results) for row in cases
+                          if row.report is not None)
+        named = ([("chunk verdicts", agreed.chunks)] if agreed.chunks else []) + [
+            (f"{name} pass/fail", a) for name, a in agreed.evaluators.items()]
+        base = {"judge": j.judge, "run": (j.run_id or "")[:8], "status": j.status,
+                "pass rate": None if j.summary.pass_rate is None
+                else f"{100 * j.summary.pass_rate:.0f}%"}
+        if not named:
+            rows.append({**base, "labels of": "no labels"})
+        for what, a in named:
+            rows.append({**base, "labels of": what, "n": a.n, "accuracy": str(a.accuracy),
+                         "always no": f"{a.always_no:.2f}", "precision": str(a.precision),
+                         "recall": str(a.recall), "F1": str(a.f1),
+                         "AUC": str(a.auc), "κ": str(a.kappa)})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.caption("The same labels for every judge. 95% intervals: cases resampled 1,000 times; "
+               "“always no” is the accuracy of calling every item noise (or fail). AUC reads "
+               "p itself, so it judges the ordering, not the 0.5 cut-off.")
 
 
 def disagreements(dataset: Dataset, found: Comparison) -> None:
