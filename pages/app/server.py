@@ -20,7 +20,16 @@ async def lifespan(app: Any) -> AsyncIterator[None]:
 
     serve_by_navigation()
     await asyncio.to_thread(resources.warm_up)
+    await asyncio.to_thread(import_the_views)
     yield
+
+
+def import_the_views() -> None:
+    """What the default page's first run imports (the views and the table and chart code
+    they bring), so that its first visitor does not wait for it either."""
+    with contextlib.suppress(Exception):  # on failure the page imports it and says why
+        import pages.app.views.playground  # noqa: F401
+        import pages.app.views.stored_run  # noqa: F401
 
 
 def serve_by_navigation() -> None:
