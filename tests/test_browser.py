@@ -573,11 +573,11 @@ def test_the_hosted_judge_live_replaces_the_offline_verdicts_and_never_shows_the
 
 def test_a_label_flipped_by_keyboard_changes_the_agreement_line(page):
     # The seed opens with its stated truth as labels, and the judge agrees on every chunk
-    line = page.get_by_text("Your labels: the judge agrees on")
-    expect(line).to_contain_text("agrees on 4 of 4 labelled chunks")
+    band = page.locator(".st-key-summary")
+    expect(band).to_contain_text("labels agree:")
+    expect(band).to_contain_text("4/4 chunks")
     noise = page.locator("[class*='st-key-label_']").first.locator("button", has_text="noise")
     noise.focus()
     one_run(page, lambda: page.keyboard.press("Enter"))
-    expect(line).to_contain_text("agrees on 3 of 4 labelled chunks")
-    expect(page.get_by_text("disagrees on context[0]")).to_be_visible()
+    expect(band).to_contain_text("3/4 chunks")
     expect(page.get_by_text("✗ you: noise").first).to_be_visible()

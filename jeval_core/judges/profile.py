@@ -63,24 +63,15 @@ class Curve:
 
 
 @dataclass(frozen=True)
-class Figures:
-    """Held-out verdict figures at p >= 0.5 (AUC reads p itself)."""
+class Figures(Verdicts):
+    """Held-out verdict figures at p >= 0.5 (AUC reads p itself), and the log-loss a refit
+    is chosen by."""
 
-    n: int
-    positives: int
-    auc: float | None
-    accuracy: float
-    precision: float
-    recall: float
-    f1: float
-    always_no: float
-    log_loss: float
+    log_loss: float = 0.0
 
     @classmethod
     def of(cls, p: np.ndarray, y: np.ndarray) -> Figures:
-        v = Verdicts.of(p, y)
-        return cls(v.n, v.positives, v.auc, v.accuracy, v.precision, v.recall, v.f1,
-                   v.always_no, log_loss(p, y))
+        return cls(**vars(Verdicts.of(p, y)), log_loss=log_loss(p, y))
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,8 @@ def calibration() -> None:
     """A calibration profile for the offline judge (`jeval calibrate`, or the Dataset page)."""
     names = [p.name for p in resources.profiles()]
     if not names:
-        st.caption("Calibration: the built-in curves. Fit a profile to your own labels on "
-                   "the Dataset page or with `jeval calibrate`.")
+        st.caption("Calibration: the built-in curves. Fit a profile to your own labels from "
+                   "a labelled run (Dataset) or with `jeval calibrate`.")
         return
     if state.get(state.CALIBRATION) not in (None, *names):
         state.drop(state.CALIBRATION)

@@ -13,10 +13,13 @@ from pages.app import state
 from pages.app.views import verdict
 from pages.app.views.text import inert
 
+GLYPHS = {state.PASS: "✓", state.FAIL: "✗"}  # the verdict label's buttons: narrow
 
-def result_card(name: str, result: Result, stale: bool = False) -> None:
+
+def result_card(name: str, result: Result, stale: bool = False, labelled: bool = False) -> None:
     """Name, verdict, score and label on one line, the reason under it: two elements (an
-    edit redraws every card; with metrics and columns a card was six)."""
+    edit redraws every card; with metrics and columns a card was six). `labelled`: the
+    person's verdict (pass / fail) beside the first line, the truth it is measured by."""
     if result.skipped:
         st.markdown(f"**{inert(name)}** {verdict.badge(verdict.SKIPPED)}")
         st.caption(inert(result.reason.replace("`", "")))
@@ -24,8 +27,26 @@ def result_card(name: str, result: Result, stale: bool = False) -> None:
     word = verdict.of_result(result)
     rule = "≥" if result.higher_is_better else "≤"
     score = result.score if result.score is not None else 0.0
-    st.markdown(f"**{inert(name)}** {verdict.badge(word, stale, ' · stale' if stale else '')}"
-                f" :gray[score] **{score:.2f}** :gray[· label] **{inert(result.label)}**")
+    mark = ""
+    if labelled:
+        truth = {state.PASS: True, state.FAIL: False}.get(st.session_state.get(
+            state.truth_key(name)))
+        if truth is not None and result.passed is not None and truth != result.passed:
+            mark = f" :red-badge[✗ you: {state.PASS if truth else state.FAIL}]"
+    head = (f"**{inert(name)}** {verdict.badge(word, stale, ' · stale' if stale else '')}"
+            f"{mark} :gray[score] **{score:.2f}** :gray[· label] **{inert(result.label)}**")
+    if labelled:
+        with st.container(horizontal=True, vertical_alignment="center", wrap=False,
+                          gap="small"):
+            st.markdown(head)
+            st.segmented_control(
+                f"Your verdict on {name}", [state.PASS, state.FAIL],
+                key=state.truth_key(name), label_visibility="collapsed",
+                format_func=GLYPHS.get,
+                help="your verdict: should this evaluator pass on this case? ✓ pass, ✗ "
+                     "fail (click again to clear)")
+    else:
+        st.markdown(head)
     st.caption(inert(f"{result.reason.replace('`', '')} Passes at score {rule} "
                      f"{result.threshold:.2f}; confidence {result.confidence or 0.0:.2f}."))
 
@@ -36,17 +57,7 @@ def result_cards(results: Mapping[str, Result], stale: bool = False,
     each card also takes the person's verdict (pass / fail), the truth it is measured by."""
     for name, result in results.items():
         with st.container(border=True, key=f"card_{name}"):
-            if labelled and not result.skipped:
-                with st.container(horizontal=True, vertical_alignment="top", wrap=False):
-                    with st.container():
-                        result_card(name, result, stale)
-                    st.segmented_control(
-                        f"Your verdict on {name}", [state.PASS, state.FAIL],
-                        key=state.truth_key(name), label_visibility="collapsed",
-                        help="your verdict: should this evaluator pass on this case? (click "
-                             "again to clear)")
-            else:
-                result_card(name, result, stale)
+            result_card(name, result, stale, labelled)
 
 
 def case_card(row: CaseRow | None, title: str) -> None:

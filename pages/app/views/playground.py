@@ -175,7 +175,8 @@ def editor() -> dict[str, DeltaGenerator]:
                           disabled=pos == len(ids) - 1)
                 st.button(f"Delete {where}", key=f"drop_{uid}", type="tertiary",
                           on_click=editing.delete_chunk, args=(uid,))
-            with st.container(horizontal=True, wrap=False, vertical_alignment="center",
+            # the verdict wraps under the label when the column is narrow: never cut off
+            with st.container(horizontal=True, wrap=True, vertical_alignment="center",
                               gap="small"):
                 st.segmented_control(
                     f"Your label for {where}", [state.RELEVANT, state.NOISE],
@@ -234,20 +235,17 @@ def case_payload(case: Case, chosen: tuple[Evaluator, ...]) -> dict:
     return {**payload, **editing.labels().to_extra()}
 
 
-def agreement_line(report: Report, stale: bool) -> None:
-    """Under the summary band: how far the judge agrees with the person's labels."""
+def agreement_line(report: Report, stale: bool) -> str | None:
+    """The summary band's line on the person's labels: how far the judge agrees."""
     if stale:
-        return
+        return None
     agreed = on_case(report, editing.labels())
-    said = agreed.line()
+    said = agreed.short()
     if not said:
-        st.caption("Label chunks (relevant / noise) and verdicts (pass / fail) to see how far "
-                   "the judge agrees with you.")
-        return
-    wrong = ", ".join(d.where for d in agreed.disagreements)
-    colour = "green" if not wrong else "orange"
-    st.markdown(f":{colour}[Your labels: the judge {inert(said)}]"
-                + (f" :gray[· disagrees on {inert(wrong)}]" if wrong else ""))
+        return None  # each chunk and card offers its label; nothing to say yet
+    colour = "orange" if agreed.disagreements else "green"
+    return ":small[" + "  \n".join(f":{colour}[{inert(line)}]"
+                                    for line in ["labels agree:", *said]) + "]"
 
 
 def download_case(case: Case, chosen: tuple[Evaluator, ...]) -> None:
@@ -543,8 +541,8 @@ def focused_chunk(chunks: int) -> int | None:
 
 def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: bool,
            elapsed: float, focus: int | None = None, standing_in: str | None = None) -> None:
-    draw.summary(report, len(case.context), case.blank_chunks(), stale, note=standing_in)
-    agreement_line(report, stale)
+    draw.summary(report, len(case.context), case.blank_chunks(), stale, note=standing_in,
+                 agreed=agreement_line(report, stale))
     header(report, elapsed, stale, standing_in)
     result_cards(report.results, stale, labelled=True)
     draw.trust(report)

@@ -85,18 +85,19 @@ def chip(name: str, result: Result, stale: bool) -> str:
 
 
 def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
-            big: bool = False, note: str | None = None) -> None:
+            big: bool = False, note: str | None = None, agreed: str | None = None) -> None:
     """The verdict at a glance: the case's PASS/FAIL, a chip per evaluator, chunk counts,
     judge and cost. Three elements: an edit redraws it, and each element costs the browser.
     `note` marks verdicts that stand in for another judge's ("local judge — hosted answer
-    pending"), our own text."""
+    pending"), our own text; `agreed` is the line on the person's labels (markdown, inert)."""
     passed = report.passed
     with st.container(border=True, key="summary", horizontal=True, wrap=False,
                       vertical_alignment="center", gap="medium"):
         word = verdict.of_case(passed)
         size = "#" if big else "##"
+        # the labels' line sits under the verdict word: the band grows no taller for it
         st.markdown(f"{size} :{verdict.colour(word, stale)}[{word}]"
-                    + (" :gray[stale]" if stale else ""),
+                    + (" :gray[stale]" if stale else "") + (f"\n\n{agreed}" if agreed else ""),
                     width="content")
         lines = [" ".join(chip(n, r, stale) for n, r in report.results.items())]
         per_chunk = chunk_rows(report)

@@ -76,6 +76,7 @@ def playground_links(run: RunSummary, cases: Sequence[CaseRow]) -> dict[int, str
 
 def header(run: RunSummary) -> None:
     model = f" · model {run.model}" if run.model else ""
+    model += f" · calibration profile {run.calibration}" if run.calibration else ""
     kind = " · example run" if run.seeded else ""
     st.caption(inert(
         f"{run.name} · judge {run.judge}{model} · {run.started_at:%Y-%m-%d %H:%M} UTC · "
@@ -143,6 +144,15 @@ def ranking_cards(ranking: RankingSummary | None) -> None:
                    delta=f"{after - before:+.2f}", delta_color="normal",
                    help=f"on the {again} cases with a reranked order; the "
                         f"retriever over all labelled cases: {number(value)}")
+    if ranking.more:
+        with st.expander("More ranking metrics: recall@k, nDCG@k, hit rate@k, MRR"):
+            shown = {"retriever": f"retriever, {ranking.cases} cases",
+                     "retriever_on_reranked": f"retriever, the {again} reranked cases",
+                     "reranked": f"reranked, {again} cases"}
+            st.dataframe(pd.DataFrame([{"order": label, **ranking.more[order]}
+                                       for order, label in shown.items()
+                                       if order in ranking.more]).round(3),
+                         hide_index=True, width="stretch")
 
 
 def score_frame(cases: Sequence[CaseRow], names: Sequence[str]) -> pd.DataFrame:
