@@ -7,7 +7,7 @@ Same contract as every command: one line per failure on stderr, exit 0 fitted, 2
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, cast
 
 from .errors import SCORED
 
@@ -83,7 +83,7 @@ def profiles_main(args: argparse.Namespace) -> int:
 def main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from . import datasets
+    from . import datasets, judges
     from .errors import CaseError
     from .judges import profile
 
@@ -96,7 +96,9 @@ def main(args: argparse.Namespace) -> int:
                         "list (1 relevant, 0 noise per chunk), or label them on the Dataset "
                         "page and download the dataset")
     name = (args.name or Path(data.name).stem).strip()
-    fitted = profile.fit(chunks, name, data.sha256, data.name, k=args.folds)
+    # the catalog's judges that calibrate read signals a fit can use (the local one)
+    reader = cast("profile.Reads", judges.get(args.judge))
+    fitted = profile.fit(chunks, name, data.sha256, data.name, reader, k=args.folds)
     print(describe(fitted))
     if not fitted.used:
         reasons = "; ".join(f.note for f in fitted.relations.values())

@@ -109,7 +109,8 @@ def test_a_stored_profile_is_picked_in_the_sidebar_and_the_results_say_so(tmp_pa
 
     data = datasets.load(ROOT / "assets" / "datasets"
                          / "labelled_helpdesk.jsonl")
-    fitted = profile.fit(profile.labelled(data.rows), "helpdesk", data.sha256, data.name)
+    fitted = profile.fit(profile.labelled(data.rows), "helpdesk", data.sha256, data.name,
+                         judges.get("local"))
     with open_store() as store:
         store.save_profile(fitted)
     at = app()

@@ -125,6 +125,10 @@ class LocalJudge(OfflineJudge):
         return Answers(p, evidence=self.evidence(packed.asked),
                        unsure=calibration.unsure(self.bands, packed.asked, p))
 
+    def builtin(self, relation: str, x: tuple[float, ...]) -> float:
+        """The built-in curve's p, whatever profile judges (what a new profile refits)."""
+        return probability(relation, x)
+
     def probability(self, relation: str, x: tuple[float, ...]) -> float:
         """The built-in curve's p, or the profile's refit of it for the types it fitted."""
         builtin = probability(relation, x)

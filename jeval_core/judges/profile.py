@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from .fitting import Verdicts, fit_signed, predict, unsure_band
 
 if TYPE_CHECKING:
     from ..case import Case
-    from .local import LocalJudge
+    from ..questions import Question
 
 VERSION = 1
 FOLDS = 5
@@ -184,11 +184,19 @@ class LabelledChunks:
     labels: tuple[bool | None, ...]  # None: a chunk nobody labelled
 
 
-def _table(judge: LocalJudge, cases: Sequence[LabelledChunks]
+class Reads(Protocol):
+    """What a fit reads of a judge (the local one): each question's signals with the whole
+    case in view, and the built-in curve's p from them."""
+
+    def features(self, questions: Mapping[str, Question], output: str = ""
+                 ) -> dict[str, tuple[Question, tuple[float, ...]]]: ...
+
+    def builtin(self, relation: str, x: tuple[float, ...]) -> float: ...
+
+
+def _table(judge: Reads, cases: Sequence[LabelledChunks]
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Signals, built-in p, label and case number per labelled chunk."""
-    from .local import probability
-
     X, p0, y, group = [], [], [], []
     for k, item in enumerate(cases):
         questions = {q.id: q for q in chunk_relevance.questions(item.case)}
@@ -196,7 +204,7 @@ def _table(judge: LocalJudge, cases: Sequence[LabelledChunks]
             i = int(qid[2:])
             if i < len(item.labels) and item.labels[i] is not None:
                 X.append(x)
-                p0.append(probability(q.relation, x))
+                p0.append(judge.builtin(q.relation, x))
                 y.append(int(bool(item.labels[i])))
                 group.append(k)
     return (np.array(X, dtype=float), np.array(p0, dtype=float), np.array(y, dtype=int),
@@ -246,14 +254,11 @@ def refused(relation: str, n: int, positives: int, cases: int) -> str | None:
 
 
 def fit(cases: Sequence[LabelledChunks], name: str, dataset_sha256: str, source: str,
-        judge: LocalJudge | None = None, k: int = FOLDS) -> Profile:
-    """Refit the local judge to these labels; a refused type keeps the built-in curve."""
+        judge: Reads, k: int = FOLDS) -> Profile:
+    """Refit `judge` (the local one) to these labels; a refused type keeps the built-in
+    curve."""
     if not name.strip():
         raise ProfileError("a calibration profile needs a name: give --name NAME")
-    if judge is None:
-        from .local import LocalJudge
-
-        judge = LocalJudge()
     relation = HELPS_ANSWER
     X, p0, y, group = _table(judge, cases)
     n, positives, n_cases = len(y), int(y.sum()), len(np.unique(group))

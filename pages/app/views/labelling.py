@@ -19,7 +19,7 @@ from jeval_core.errors import JevalError
 from jeval_core.judges import profile
 from jeval_core.records import CaseRow, RunSummary
 from jeval_core.store import Store
-from pages.app import state
+from pages.app import resources, state
 from pages.app.views.boundary import error_line
 from pages.app.views.text import inert
 
@@ -109,7 +109,8 @@ def fit_profile(db: Store, run: RunSummary, cases: Sequence[CaseRow], prefix: st
         if st.button("Fit and keep", key=f"{prefix}_fit"):
             digest = run.dataset_hash
             try:
-                fitted = profile.fit(labelled, name, digest, run.dataset)
+                fitted = profile.fit(labelled, name, digest, run.dataset,
+                                     resources.offline_judge("local"))
                 if fitted.used:
                     db.save_profile(fitted)
                 st.session_state[f"{prefix}_fitted"] = fitted.to_json()
