@@ -96,18 +96,6 @@ class CaseAgreement:
     evaluators_agreed: int
     disagreements: tuple[Disagreement, ...]
 
-    def line(self) -> str:
-        """"agrees on 7 of 8 labelled chunks, 2 of 3 verdicts"."""
-        parts = []
-        if self.chunks_labelled:
-            parts.append(f"{self.chunks_agreed} of {self.chunks_labelled} labelled "
-                         f"chunk{'s' if self.chunks_labelled != 1 else ''}")
-        if self.evaluators_labelled:
-            parts.append(f"{self.evaluators_agreed} of {self.evaluators_labelled} "
-                         f"{'labelled ' if not parts else ''}"
-                         f"verdict{'s' if self.evaluators_labelled != 1 else ''}")
-        return "agrees on " + ", ".join(parts) if parts else ""
-
     def short(self) -> list[str]:
         """["7/8 chunks", "2/3 verdicts"]: what agrees with the labels, for a narrow column."""
         parts = []
@@ -118,9 +106,6 @@ class CaseAgreement:
             parts.append(f"{self.evaluators_agreed}/{self.evaluators_labelled} "
                          f"verdict{'s' if self.evaluators_labelled != 1 else ''}")
         return parts
-
-    def disagrees_on_chunk(self, index: int) -> bool:
-        return any(d.where == str(Address.of_chunk(index)) for d in self.disagreements)
 
 
 def on_case(report: Report, labels: Labels) -> CaseAgreement:
