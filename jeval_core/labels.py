@@ -12,8 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .address import Address
-
 if TYPE_CHECKING:
     from .scoring import Report
 
