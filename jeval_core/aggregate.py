@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from . import ranking
 from .errors import JevalError
+from .ranking import precision_at_k
 from .results import Result
 
 if TYPE_CHECKING:
@@ -80,13 +81,6 @@ def verdict_metrics(predicted: Sequence[bool], actual: Sequence[bool]) -> Verdic
         fn=sum(1 for p, a in pairs if not p and a),
         tn=sum(1 for p, a in pairs if not p and not a),
     )
-
-
-def precision_at_k(relevant: Sequence[bool], k: int) -> float:
-    """Relevant items among the top k of a ranking, over k (missing ranks count as misses)."""
-    if k < 1:
-        raise JevalError(f"k must be at least 1, not {k}: precision@k looks at the top k items")
-    return sum(1 for r in relevant[:k] if r) / k
 
 
 def mean_precision_at_k(rankings: Iterable[Sequence[bool]], k: int) -> float | None:

@@ -59,22 +59,8 @@ def ndcg_at_k(relevant: Sequence[bool], k: int) -> float | None:
     return dcg / ideal
 
 
-METRICS = ("p", "recall", "hit", "ndcg")  # the @k metrics, by their short names
-
-
-def at_k(relevant: Sequence[bool], k: int) -> dict[str, float | None]:
-    """Every @k metric of one ranking."""
-    return {"p": precision_at_k(relevant, k), "recall": recall_at_k(relevant, k),
-            "hit": hit_at_k(relevant, k), "ndcg": ndcg_at_k(relevant, k)}
-
-
 def mean(values: Iterable[float | None]) -> float | None:
     """The mean of the defined values; None when none is."""
     kept = [v for v in values if v is not None]
     return sum(kept) / len(kept) if kept else None
 
-
-def by_rank(p: Sequence[float]) -> list[int]:
-    """Chunk indices by the judge's p, highest first (ties keep the retriever's order): the
-    order a reranker reading the judge would return."""
-    return sorted(range(len(p)), key=lambda i: -p[i])

@@ -114,6 +114,6 @@ def test_a_stored_profile_is_picked_in_the_sidebar_and_the_results_say_so(tmp_pa
     with open_store() as store:
         store.save_profile(fitted)
     at = app()
-    at.selectbox(key="calibration").set_value("helpdesk").run()
+    at.selectbox(key="calibration").set_value(f"helpdesk · {fitted.fingerprint}").run()
     at.run()
     assert f"(calibration profile helpdesk · {fitted.fingerprint})" in markdown(at)

@@ -52,10 +52,6 @@ def test_k_below_one_is_refused_with_the_reason():
         ranking.ndcg_at_k(ORDER, 0)
 
 
-def test_the_judges_order_puts_the_highest_p_first_and_keeps_ties_in_retriever_order():
-    assert ranking.by_rank([0.2, 0.9, 0.2, 0.7]) == [1, 3, 0, 2]
-
-
 def test_a_run_summary_carries_every_ranking_metric_and_reads_it_back():
     from conftest import ROOT
 

@@ -88,8 +88,7 @@ def calibration_for(name: str) -> str | None:
     picked = state.get(state.CALIBRATION)
     if not picked or not judges.known(name) or not judges.entry(name).calibrates:
         return None
-    found = {f"{p.name} · {p.fingerprint}": p for p in profiles()}
-    return next((k for k in found if k.split(" · ")[0] == picked), None)
+    return str(picked)
 
 
 def profiles() -> list:

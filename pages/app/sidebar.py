@@ -31,7 +31,8 @@ def judge_settings() -> None:
 
 def calibration() -> None:
     """A calibration profile for the offline judge (`jeval calibrate`, or the Dataset page)."""
-    names = [p.name for p in resources.profiles()]
+    # "name · fingerprint": the live rerun reads the pick as it is, without the store
+    names = [f"{p.name} · {p.fingerprint}" for p in resources.profiles()]
     if not names:
         st.caption("Calibration: the built-in curves. Fit a profile to your own labels from "
                    "a labelled run (Dataset) or with `jeval calibrate`.")
@@ -39,7 +40,7 @@ def calibration() -> None:
     if state.get(state.CALIBRATION) not in (None, *names):
         state.drop(state.CALIBRATION)
     st.selectbox("Calibration profile", [None, *names], key=state.CALIBRATION,
-                 format_func=lambda n: "built-in curves" if n is None else n,
+                 format_func=lambda n: "built-in curves" if n is None else n.split(" · ")[0],
                  help="the local judge's curves refitted to your labels; every result says "
                       "which profile judged it")
 
