@@ -8,10 +8,11 @@ evaluators run and at which thresholds is part of the file, resolved here, at th
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import evaluator_files
 from . import evaluators as registry
 from .case import Case
 from .errors import CaseError
@@ -30,7 +31,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "expected": ("expected", "expected_output", "ground_truth", "reference"),
     "context": ("context", "retrieval_context", "contexts", "retrieved_contexts"),
 }
-SETTINGS = ("evaluators", "thresholds")
+CUSTOM = "custom_evaluators"  # a person's own evaluators' definitions, travelling with the case
+SETTINGS = ("evaluators", "thresholds", CUSTOM)
 LABELS, RERANKED = "context_labels", "reranked"  # a dataset row's truth about its chunks
 METADATA = ("id", "name", "description", "truth", "metadata", "tags", LABELS, RERANKED)
 _FIELD_OF = {alias: name for name, names in ALIASES.items() for alias in names}
@@ -49,6 +51,19 @@ class CaseFile:
 
     def chosen(self) -> tuple[Evaluator, ...]:
         return self.evaluators if self.evaluators is not None else registry.defaults(self.case)
+
+
+def settings(chosen: Sequence[Evaluator] | None, thresholds: Mapping[str, float]) -> dict[str, Any]:
+    """What to run, as a case file writes it: evaluator names (a custom one's definition
+    beside them, so the file runs anywhere) and thresholds."""
+    out: dict[str, Any] = {}
+    if chosen is not None:
+        out["evaluators"] = [e.name for e in chosen]
+        if custom := evaluator_files.definitions(chosen):
+            out[CUSTOM] = custom
+    if thresholds:
+        out["thresholds"] = dict(thresholds)
+    return out
 
 
 def kind(value: Any) -> str:
@@ -90,10 +105,13 @@ def parse(data: Any) -> CaseFile:
     case = Case(input=text("input", required=True) or "", output=text("output") or "",
                 expected=text("expected"), context=tuple(_chunks(*fields.get(
                     "context", ("context", None)))))
+    custom = evaluator_files.evaluators(evaluator_files.from_data(data.get(CUSTOM)))
     chosen = None
     if data.get("evaluators") is not None:
-        chosen = registry.resolve(data["evaluators"])
-    thresholds = registry.thresholds(data.get("thresholds") or {})
+        chosen = registry.resolve(data["evaluators"], custom=custom)
+    elif custom:  # a case that carries its own evaluators runs them beside the defaults
+        chosen = (*registry.defaults(case), *custom.values())
+    thresholds = registry.thresholds(data.get("thresholds") or {}, custom)
     description = data.get("description")
     extra = {k: data[k] for k in METADATA if k in data}
     return CaseFile(case, chosen, thresholds,

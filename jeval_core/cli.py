@@ -31,6 +31,7 @@ from .errors import BAD_INPUT, FAILED, INTERNAL, SCORED  # noqa: E402
 
 if TYPE_CHECKING:
     from .casefile import CaseFile
+    from .evaluators import Evaluator
     from .scoring import Report
 
 INTERRUPTED = 130
@@ -104,16 +105,22 @@ def _build_parser() -> _Parser:
     evaluators_help = f"comma-separated, from: {', '.join(NAMES)}"
     threshold_help = ("NAME=VALUE, e.g. toxicity=0.2; repeat for several (default 0.5 each, "
                       "or the case file's \"thresholds\")")
+    file_help = ("a TOML file of custom evaluators ([[evaluator]] tables); repeat for several. "
+                 "They run beside the others, or as --evaluators names them")
 
     request = sub.add_parser("request", help="print the System One request body (dry run)")
     request.add_argument("case", metavar="CASE.json", help=case_help)
     request.add_argument("--evaluators", help=evaluators_help)
+    request.add_argument("--evaluators-file", action="append", default=[], metavar="FILE.toml",
+                         help=file_help)
     request.add_argument("--model", help=f"model name sent in the body (default: {model})")
     request.set_defaults(run=_run_request)
 
     scorer = sub.add_parser("score", help="score one or more cases and print the results")
     scorer.add_argument("cases", metavar="CASE.json", nargs="+", help=case_help)
     scorer.add_argument("--evaluators", help=evaluators_help)
+    scorer.add_argument("--evaluators-file", action="append", default=[], metavar="FILE.toml",
+                        help=file_help)
     scorer.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                         help=threshold_help)
     scorer.add_argument("--judge", default=judges.DEFAULT, choices=judges.names(),
@@ -132,7 +139,7 @@ def _build_parser() -> _Parser:
 
     from . import cli_run
 
-    cli_run.add_parser(sub, evaluators_help, threshold_help, model)
+    cli_run.add_parser(sub, evaluators_help, threshold_help, file_help, model)
     cli_run.add_runs_parser(sub)
     from . import cli_calibrate
 
@@ -151,7 +158,7 @@ def _run_request(args: argparse.Namespace) -> int:
     from .errors import CaseError
     from .request import pack
 
-    loaded = _load(args.case, args.evaluators)
+    loaded = _load(args.case, args.evaluators, _custom(args))
     packed = pack(loaded.case, loaded.chosen(), (args.model or "").strip() or wire.DEFAULT_MODEL)
     packed.check_budget()
     if not packed.asked:
@@ -167,10 +174,12 @@ def _run_score(args: argparse.Namespace) -> int:
 
     if "-" in args.cases and len(args.cases) > 1:
         raise CaseError("- (standard input) cannot be mixed with case files")
-    loaded = [_load(path, args.evaluators) for path in args.cases]
+    custom = _custom(args)
+    loaded = [_load(path, args.evaluators, custom) for path in args.cases]
     from .cli_judge import chosen_judge
 
-    extra = evaluators.thresholds(args.threshold)
+    extra = evaluators.thresholds(args.threshold, {
+        **custom, **{n: e for one in loaded for n, e in evaluators.by_name(one.chosen()).items()}})
     judge = chosen_judge(args)
     try:
         reports = [score(one.case, one.chosen(), judge, {**one.thresholds, **extra})
@@ -202,7 +211,16 @@ def _run_models(args: argparse.Namespace) -> int:
     return SCORED
 
 
-def _load(path: str, evaluators_arg: str | None) -> CaseFile:
+def _custom(args: argparse.Namespace) -> dict[str, Evaluator]:
+    """The custom evaluators of every --evaluators-file, by name."""
+    from . import evaluator_files
+
+    return evaluator_files.evaluators(evaluator_files.read(args.evaluators_file))
+
+
+def _load(path: str, evaluators_arg: str | None, custom: dict[str, Evaluator]) -> CaseFile:
+    """A case file with what to run on it: --evaluators names it (a custom one from a file
+    or from the case), else the case's own choice plus every custom evaluator given."""
     from dataclasses import replace
 
     from . import casefile, evaluators
@@ -212,7 +230,11 @@ def _load(path: str, evaluators_arg: str | None) -> CaseFile:
 
     check_row_fields(loaded)  # a dataset row is a case: its labels must fit its chunks
     if evaluators_arg is not None:
-        loaded = replace(loaded, evaluators=evaluators.resolve(evaluators_arg))
+        known = {**evaluators.by_name(loaded.chosen()), **custom}
+        loaded = replace(loaded, evaluators=evaluators.resolve(evaluators_arg, custom=known))
+    elif custom:  # a file's definition wins over a case's own of the same name
+        loaded = replace(loaded, evaluators=tuple(
+            {**{e.name: e for e in loaded.chosen()}, **custom}.values()))
     _require_fields(loaded)
     return loaded
 
@@ -270,6 +292,10 @@ def _nothing_to_ask(skipped: dict[str, str]) -> str:
     return f"no evaluator can judge this case ({why}): add the missing fields"
 
 
+APPROXIMATE = (" approximate: an offline judge answers a custom question from its wording and "
+               "operands, not by reading it as a language model would")
+
+
 def render_text(report: Report) -> str:
     """A readable table of results, then each evaluator's questions with their p."""
     t = report.packed.tokens
@@ -295,12 +321,13 @@ def render_text(report: Report) -> str:
         verdict = "SKIP" if r.skipped else ("PASS" if r.passed else "FAIL")
         score_text = "-" if r.score is None else f"{r.score:.2f}"
         rule = f"{'>=' if r.higher_is_better else '<='} {r.threshold:.2f}"
-        rows.append((name, score_text, r.label, verdict, rule, r.reason))
+        rows.append((name, score_text, r.label, verdict, rule,
+                     ("(approximate) " if r.approximate else "") + r.reason))
     lines += _table(rows)
     for name, r in report.results.items():
         if not r.details:
             continue
-        lines += ["", f"{name}:"]
+        lines += ["", f"{name}:" + (APPROXIMATE if r.approximate else "")]
         lines += _table([("id", "judged", "p", "verdict", "question")]
                         + [(d.id, d.judged, f"{d.p:.2f}", d.verdict, d.question)
                            for d in r.details], indent="  ")

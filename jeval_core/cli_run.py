@@ -19,10 +19,13 @@ from .text import number, one_line, percent
 
 if TYPE_CHECKING:
     from .aggregate import Summary
+    from .datasets import Dataset
+    from .evaluators import Evaluator
     from .runs import Progress, RunOutcome
 
 
-def add_parser(sub: Any, evaluators_help: str, threshold_help: str, model: str) -> None:
+def add_parser(sub: Any, evaluators_help: str, threshold_help: str, file_help: str,
+               model: str) -> None:
     from . import judges
 
     run = sub.add_parser("run", help="score a dataset (JSONL, CSV or a JSON array) and keep "
@@ -30,6 +33,8 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str, model: str) 
     run.add_argument("data", metavar="DATA", help="dataset file: one case per JSONL line or "
                      "CSV row, or a JSON array of cases (our, RAGAS, DeepEval field names)")
     run.add_argument("--evaluators", help=evaluators_help + " (default: each row's own)")
+    run.add_argument("--evaluators-file", action="append", default=[], metavar="FILE.toml",
+                     help=file_help)
     run.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                      help=threshold_help)
     run.add_argument("--judge", choices=judges.names(),
@@ -58,7 +63,7 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str, model: str) 
 
 
 def main(args: argparse.Namespace) -> int:
-    from . import datasets, evaluators
+    from . import datasets, evaluator_files, evaluators
     from .errors import CaseError, Interrupted, JevalError, StoreUnavailable
     from .runs import check_resumable, open_run, run_dataset, stored_settings
     from .store import open_store
@@ -74,8 +79,9 @@ def main(args: argparse.Namespace) -> int:
         print(f"jeval: skipped {problem}", file=sys.stderr)
     if len(dataset.errors) > 10:
         print(f"jeval: skipped {len(dataset.errors) - 10} more rows", file=sys.stderr)
-    chosen = None if args.evaluators is None else evaluators.resolve(args.evaluators)
-    thresholds = evaluators.thresholds(args.threshold)
+    custom = evaluator_files.evaluators(evaluator_files.read(args.evaluators_file))
+    chosen = _chosen(args.evaluators, custom, dataset)
+    thresholds = evaluators.thresholds(args.threshold, custom)
     bar = Bar(sys.stderr)
     with open_store() as store:
         if args.resume is not None:
@@ -131,6 +137,23 @@ def main(args: argparse.Namespace) -> int:
               f"with: {again}", file=sys.stderr)
         return JUDGE_FAILED
     return FAILED if args.check and outcome.summary.failed else SCORED
+
+
+def _chosen(names: str | None, custom: dict[str, Evaluator],
+            dataset: Dataset) -> tuple[Evaluator, ...] | None:
+    """What the run asks: --evaluators (custom names included); with only files given, every
+    evaluator the rows run plus the files' ones, one list for the whole run; else None (each
+    row's own)."""
+    from . import evaluators
+
+    if names is not None:
+        return evaluators.resolve(names, custom=custom)
+    if not custom:
+        return None
+    seen: dict[str, Evaluator] = {}
+    for row in dataset.rows:
+        seen.update({e.name: e for e in row.casefile.chosen()})
+    return tuple({**seen, **custom}.values())
 
 
 def _default_judge() -> str:

@@ -114,10 +114,7 @@ class DatasetRow:
             out[LABELS] = [None if x is None else int(x) for x in self.labels]
         if self.reranked is not None:
             out[RERANKED] = list(self.reranked)
-        if cf.evaluators is not None:
-            out["evaluators"] = [e.name for e in cf.evaluators]
-        if cf.thresholds:
-            out["thresholds"] = dict(cf.thresholds)
+        out.update(casefile.settings(cf.evaluators, cf.thresholds))
         if cf.description:
             out["description"] = cf.description
         for key, value in cf.extra.items():

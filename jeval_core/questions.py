@@ -23,6 +23,9 @@ CONTRADICTS = "contradicts"  # the output contradicts one chunk
 TOXIC = "toxic"  # a sentence contains toxic or harmful language
 
 RELATIONS = (HELPS_ANSWER, RELEVANT_TO, SUPPORTED_BY, ATTRIBUTABLE_TO, CONTRADICTS, TOXIC)
+# A person's own question (a custom evaluator): what it asserts is in its wording, so offline
+# judges answer it from that wording and its operands, approximately.
+CUSTOM = "custom"
 
 # `context`, `output[2]`, `context[3][1]`: a state name and up to two indices.
 NAMED = re.compile(r"`([A-Za-z_]+)((?:\[\d+\]){0,2})`")
@@ -50,15 +53,18 @@ class Question:
     relation: str
     subject: Operand
     against: tuple[Operand, ...] = ()
+    # What counts as true and as false, when the question's author said (custom evaluators):
+    # sent as the noul question's criteria.
+    criteria: tuple[str, str] | None = None
 
     @property
-    def key(self) -> str:
+    def key(self) -> tuple[str, tuple[str, str] | None]:
         """Two questions with the same key are the same question to the judge: ask it once."""
-        return self.text
+        return self.text, self.criteria
 
     def wire(self) -> dict[str, Any]:
         """The System One noul question object, exactly as sent."""
-        return wire.noul(self.text)
+        return wire.noul(self.text, self.criteria)
 
     def names(self) -> dict[str, int]:
         """State names the text mentions, each with how many indices deep it is named.

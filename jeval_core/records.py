@@ -92,6 +92,7 @@ class RunSummary:
     seeded: bool
     base_url: str | None = None  # the hosted judge's server (None for offline judges)
     calibration: str | None = None  # the profile that judged it: "name · fingerprint"
+    definitions: list[dict[str, Any]] = field(default_factory=list)  # custom evaluators used
 
     @property
     def summary(self) -> Summary:

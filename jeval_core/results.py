@@ -82,6 +82,9 @@ class Result:
     # The share of questions answered yes, when the score is something else (a binary verdict):
     # the label then says this share, so "0% yes" never sits beside "44% relevant".
     share: float | None = None
+    # An offline judge answered questions it has no calibrated reading for (a custom
+    # evaluator's own wording): the score is a rough guide, and the result says so.
+    approximate: bool = False
 
     @property
     def skipped(self) -> bool:
@@ -119,6 +122,7 @@ class Result:
             "reason": self.reason,
             "skipped": self.skipped,
             "details": [d.to_dict() for d in self.details],
+            **({"approximate": True} if self.approximate else {}),
         }
 
     @classmethod
@@ -132,7 +136,8 @@ class Result:
             share = sum(d.yes for d in details) / len(details)
         return cls(evaluator=evaluator, score=score, threshold=float(data["threshold"]),
                    higher_is_better=bool(data["higher_is_better"]),
-                   reason=data.get("reason", ""), details=details, share=share)
+                   reason=data.get("reason", ""), details=details, share=share,
+                   approximate=bool(data.get("approximate")))
 
 
 def case_passed(results: Mapping[str, Result]) -> bool | None:

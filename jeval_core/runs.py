@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from . import evaluator_files, wire
 from . import evaluators as registry
-from . import wire
 from .aggregate import Summary, summarise
 from .batch import Outcome, score_many
 from .casefile import CaseFile
@@ -85,14 +85,18 @@ def open_run(dataset: Dataset, judge: Judge, store: Store, *,
         dataset_hash=dataset.sha256, judge=judge.name, model=judge.model,
         evaluators=[e.name for e in chosen] if chosen is not None else [PER_CASE],
         thresholds=dict(thresholds or {}), cases=len(dataset.rows), seeded=seeded,
-        base_url=judge_base_url(judge), calibration=getattr(judge, "calibration", None))
+        base_url=judge_base_url(judge), calibration=getattr(judge, "calibration", None),
+        definitions=evaluator_files.definitions(chosen or ()))
 
 
 def stored_settings(run: RunSummary) -> tuple[tuple[Evaluator, ...] | None, dict[str, float]]:
-    """The evaluators (None: each row's own) and thresholds a stored run was started with."""
+    """The evaluators (None: each row's own) and thresholds a stored run was started with; a
+    custom evaluator is rebuilt from the definition the run recorded."""
     if run.evaluators == [PER_CASE]:
         return None, dict(run.thresholds)
-    return tuple(registry.resolve(list(run.evaluators))), dict(run.thresholds)
+    custom = evaluator_files.evaluators(
+        evaluator_files.from_data(run.definitions, f"run {run.id[:8]}"))
+    return tuple(registry.resolve(list(run.evaluators), custom=custom)), dict(run.thresholds)
 
 
 def check_resumable(run: RunSummary, judge: Judge,
@@ -124,6 +128,12 @@ def check_resumable(run: RunSummary, judge: Judge,
             e.name for e in stored_chosen)
         raise JevalError(f"run {short} runs the evaluators {names}: resume it with those "
                          "(or leave --evaluators out)")
+    for given in chosen or ():
+        kept = next((e for e in stored_chosen or () if e.name == given.name), None)
+        if given.custom and kept is not None and kept.definition != given.definition:
+            raise JevalError(f"run {short} asked another question for {given.name} (the "
+                             "run keeps the definition it started with): resume it without "
+                             "--evaluators-file, or start a new run")
     if thresholds and dict(thresholds) != stored_thresholds:
         shown = ", ".join(f"{n}={v:g}" for n, v in stored_thresholds.items()) or "the defaults"
         raise JevalError(f"run {short} uses the thresholds {shown}: resume it with those (or "

@@ -80,7 +80,7 @@ class Report:
         """The same answers reduced at other thresholds; the judge is not asked again."""
         merged = {**self.thresholds, **thresholds}
         return replace(self, results=reduce_all(self.packed, self.answers, merged,
-                                                self.evidence, self.unsure),
+                                                self.evidence, self.unsure, self.approximates),
                        thresholds=merged)
 
     def rows(self, evaluator: str) -> list[DetailRow]:
@@ -132,7 +132,8 @@ def run(packed: Packed, judge: Judge, thresholds: Mapping[str, float] | None = N
     chosen = dict(thresholds or {})
     return Report(
         judge=judge.name,
-        results=reduce_all(packed, answers.p, chosen, answers.evidence, answers.unsure),
+        results=reduce_all(packed, answers.p, chosen, answers.evidence, answers.unsure,
+                           judge.approximates),
         packed=packed,
         usage=answers.usage,
         latency_s=latency,
@@ -166,10 +167,12 @@ def reduce_all(
     packed: Packed, answers: Mapping[str, float], thresholds: Mapping[str, float],
     evidence: Mapping[str, tuple[Span, ...]] | None = None,
     unsure: frozenset[str] = frozenset(),
+    approximates: bool = False,
 ) -> dict[str, Result]:
     """Each evaluator's result from the shared answers, in the order they were selected;
     each detail row carries the judge's evidence for its question, when it gave any, and
-    reads "unsure" where the judge's p is in its unsure band."""
+    reads "unsure" where the judge's p is in its unsure band. A custom evaluator answered by
+    an offline judge (`approximates`) is marked approximate."""
     results: dict[str, Result] = {}
     for evaluator in packed.selected:
         threshold = thresholds.get(evaluator.name, evaluator.threshold)
@@ -188,5 +191,7 @@ def reduce_all(
             result = replace(result, details=tuple(
                 replace(d, unsure=True, verdict=UNSURE) if d.id in doubtful else d
                 for d in result.details))
+        if approximates and evaluator.custom:
+            result = replace(result, approximate=True)
         results[evaluator.name] = result
     return results

@@ -1,9 +1,9 @@
 """A case in a link: compact, versioned, and never carrying a key.
 
-The token is `v1.` + base64url(zlib(JSON of the case file: the case, its evaluators and
-thresholds, and the judge's name)). Decoding is bounded in every direction (token length,
-inflated size, nesting) and raises nothing but CaseError, so a crafted link cannot break
-the page of whoever opens it.
+The token is `v1.` + base64url(zlib(JSON of the case file: the case, its evaluators (a
+custom one's definition too) and thresholds, and the judge's name)). Decoding is bounded in
+every direction (token length, inflated size, nesting) and raises nothing but CaseError, so
+a crafted link cannot break the page of whoever opens it.
 """
 
 from __future__ import annotations
@@ -45,10 +45,7 @@ def encode(case: Case, chosen: Sequence[Evaluator] = (), judge: str | None = Non
     """The link token for a case and its labels (`Labels.to_extra()`); no key can be in it:
     none is ever passed here."""
     data: dict[str, object] = {**case.to_dict(), **(labels or {})}
-    if chosen:
-        data["evaluators"] = [e.name for e in chosen]
-    if thresholds:
-        data["thresholds"] = dict(thresholds)
+    data.update(casefile.settings(chosen or None, thresholds or {}))
     if judge:
         data["judge"] = judge
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

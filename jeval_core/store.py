@@ -98,6 +98,7 @@ def _schema_1(md: sa.MetaData) -> tuple[sa.Table, sa.Table]:
 runs_t, cases_t = _schema_1(sa.MetaData())  # the current schema
 runs_t.append_column(sa.Column("base_url", sa.Text))  # migration 2: the hosted judge's server
 runs_t.append_column(sa.Column("calibration", sa.Text))  # migration 3: "name · fingerprint"
+runs_t.append_column(sa.Column("definitions", sa.Text))  # migration 4: custom evaluators used
 
 
 def _profiles_table(md: sa.MetaData) -> sa.Table:
@@ -112,6 +113,19 @@ def _profiles_table(md: sa.MetaData) -> sa.Table:
 
 
 profiles_t = _profiles_table(runs_t.metadata)
+
+
+def _evaluators_table(md: sa.MetaData) -> sa.Table:
+    """Custom evaluators as migration 4 made them: one row per name, the definition's JSON."""
+    return sa.Table(
+        "jeval_evaluators", md,
+        sa.Column("name", sa.String(64), primary_key=True),
+        sa.Column("saved", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("body", sa.Text, nullable=False),  # Definition.to_dict() as JSON
+    )
+
+
+evaluators_t = _evaluators_table(runs_t.metadata)
 
 
 def _migration_1(conn: Connection) -> None:
@@ -134,8 +148,18 @@ def _migration_3(conn: Connection) -> None:
     conn.execute(sa.text("ALTER TABLE jeval_runs ADD COLUMN calibration TEXT"))
 
 
+def _migration_4(conn: Connection) -> None:
+    """Custom evaluators kept by name, and the definitions a run used (so it reads back and
+    resumes with the very questions it asked)."""
+    md = sa.MetaData()
+    _evaluators_table(md)
+    md.create_all(conn)
+    conn.execute(sa.text("ALTER TABLE jeval_runs ADD COLUMN definitions TEXT"))
+
+
 # Append only: entry i brings a database from version i to version i + 1.
-MIGRATIONS: list[Callable[[Connection], None]] = [_migration_1, _migration_2, _migration_3]
+MIGRATIONS: list[Callable[[Connection], None]] = [_migration_1, _migration_2, _migration_3,
+                                                  _migration_4]
 
 
 def _dumps(value: Any) -> str:
@@ -366,7 +390,8 @@ class Store:
     def start_run(self, *, name: str, dataset: str, dataset_hash: str, judge: str,
                   model: str | None, evaluators: list[str], thresholds: dict[str, float],
                   cases: int, seeded: bool = False, base_url: str | None = None,
-                  calibration: str | None = None) -> str:
+                  calibration: str | None = None,
+                  definitions: list[dict[str, Any]] | None = None) -> str:
         """Record a run before its first case, so an interrupted one can be resumed."""
         run_id = uuid.uuid4().hex
         values = dict(
@@ -374,7 +399,8 @@ class Store:
             model=model, evaluators=_dumps(list(evaluators)),
             thresholds=_dumps(dict(thresholds)), started_at=_now(), finished_at=None,
             status="running", cases=cases, aggregates="{}", input_tokens=0, cost_usd=0.0,
-            seeded=seeded, base_url=base_url, calibration=calibration)
+            seeded=seeded, base_url=base_url, calibration=calibration,
+            definitions=_dumps(definitions) if definitions else None)
 
         def insert(conn: Connection) -> None:
             # A retry after an outage may find the row already committed.
@@ -472,7 +498,8 @@ class Store:
                 aggregates=_summary(json.loads(r["aggregates"])),
                 input_tokens=int(r["input_tokens"]),
                 cost_usd=float(r["cost_usd"]), seeded=bool(r["seeded"]),
-                base_url=r["base_url"], calibration=r["calibration"]))
+                base_url=r["base_url"], calibration=r["calibration"],
+                definitions=json.loads(r["definitions"]) if r["definitions"] else []))
         return out
 
     def runs(self, dataset: str | None = None) -> list[RunSummary]:
@@ -556,6 +583,31 @@ class Store:
     def delete_profile(self, name: str) -> None:
         self._transact(lambda conn: conn.execute(
             profiles_t.delete().where(profiles_t.c.name == name)), "delete")
+
+
+    # -- custom evaluators -----------------------------------------------------------------
+
+    def save_evaluator(self, definition: dict[str, Any]) -> None:
+        """Keep a custom evaluator's definition under its name (one of the name is replaced)."""
+        name = str(definition["name"])
+        row = {"saved": _now(), "body": _dumps(definition)}
+        key = evaluators_t.c.name == name
+
+        def upsert(conn: Connection) -> None:
+            if not conn.execute(evaluators_t.update().where(key).values(**row)).rowcount:
+                conn.execute(evaluators_t.insert().values(name=name, **row))
+
+        self._transact(upsert, "save")
+
+    def evaluators(self) -> list[dict[str, Any]]:
+        """Every kept custom evaluator's definition, by name."""
+        rows = self._read(lambda conn: conn.execute(
+            sa.select(evaluators_t.c.body).order_by(evaluators_t.c.name)).scalars().all())
+        return [json.loads(body) for body in rows]
+
+    def delete_evaluator(self, name: str) -> None:
+        self._transact(lambda conn: conn.execute(
+            evaluators_t.delete().where(evaluators_t.c.name == name)), "delete")
 
 
 def open_store(url: str | None = None) -> Store:

@@ -62,10 +62,13 @@ def cost_usd(input_tokens: int) -> float:
     return input_tokens * PRICE_PER_BILLION_INPUT_TOKENS_USD / 1e9
 
 
-def noul(instructions: str) -> dict[str, Any]:
-    """One noul (yes/no) question object, exactly as sent (what counts as yes is said in the
-    instructions: no criteria object travels with a question)."""
-    return {"type": "noul", "instructions": instructions}
+def noul(instructions: str, criteria: tuple[str, str] | None = None) -> dict[str, Any]:
+    """One noul (yes/no) question object, exactly as sent. The built-in questions say what
+    counts as yes in their instructions; a custom one may add criteria (true, false)."""
+    question: dict[str, Any] = {"type": "noul", "instructions": instructions}
+    if criteria is not None:
+        question["criteria"] = {"true": criteria[0], "false": criteria[1]}
+    return question
 
 
 def body(model: str, state: Mapping[str, Any], questions: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The eight evaluators, one module each, and the one place names become evaluators.
 
 Names are resolved at the edge (CLI, page, share link, upload, dataset reader) by `resolve`,
-thresholds by `thresholds`; everything past the edge holds Evaluator objects.
+thresholds by `thresholds`; everything past the edge holds Evaluator objects. A person's own
+evaluators (custom.py) are resolved beside the built-ins where the caller passes them.
 """
 
 from __future__ import annotations
@@ -34,16 +35,26 @@ EVALUATORS: dict[str, Evaluator] = {e.name: e for e in ALL}
 _BY_NAME: dict[str, Evaluator] = {n: e for e in ALL for n in (e.name, *e.aliases)}
 
 
-def get(name: str) -> Evaluator:
-    """The evaluator called `name` (or one of its aliases), or a CaseError naming the choices."""
+Custom = Mapping[str, Evaluator]  # a person's own evaluators by name (see custom.py)
+
+
+def get(name: str, custom: Custom | None = None) -> Evaluator:
+    """The evaluator called `name` (a built-in, one of its aliases, or one of the `custom`
+    evaluators given), or a CaseError naming the choices."""
+    known = {**_BY_NAME, **(custom or {})}
     try:
-        return _BY_NAME[name.strip()]
+        return known[name.strip()]
     except (KeyError, AttributeError):
         shown = str(name)[:40]
-        close = difflib.get_close_matches(shown, list(_BY_NAME), n=1)
+        close = difflib.get_close_matches(shown, list(known), n=1)
         hint = f'did you mean "{close[0]}"? ' if close else ""
         raise CaseError(f"unknown evaluator {shown!r}: {hint}choose from "
-                        f"{', '.join(NAMES)}") from None
+                        f"{', '.join((*NAMES, *(custom or {})))}") from None
+
+
+def by_name(chosen: Sequence[Evaluator]) -> dict[str, Evaluator]:
+    """The custom evaluators among `chosen`, by name: what a run or a link must carry."""
+    return {e.name: e for e in chosen if e.custom}
 
 
 def defaults(case: Case) -> tuple[Evaluator, ...]:
@@ -54,7 +65,8 @@ def defaults(case: Case) -> tuple[Evaluator, ...]:
     return tuple(chosen)
 
 
-def resolve(value: Any, case: Case | None = None) -> tuple[Evaluator, ...]:
+def resolve(value: Any, case: Case | None = None,
+            custom: Custom | None = None) -> tuple[Evaluator, ...]:
     """Evaluators from what a user gave: None -> the case's defaults; "a,b" or ["a", "b"]
     -> those, in order, each once. An empty list is an error everywhere: it would run
     nothing, and silently running the defaults instead would run what was not asked for.
@@ -71,10 +83,11 @@ def resolve(value: Any, case: Case | None = None) -> tuple[Evaluator, ...]:
     if not value:
         raise CaseError("the evaluator list is empty: name at least one (e.g. "
                         "chunk_relevance), or leave it out to run the defaults")
-    return tuple(dict.fromkeys(n if isinstance(n, Evaluator) else get(n) for n in value))
+    return tuple(dict.fromkeys(n if isinstance(n, Evaluator) else get(n, custom)
+                               for n in value))
 
 
-def thresholds(value: Any) -> dict[str, float]:
+def thresholds(value: Any, custom: Custom | None = None) -> dict[str, float]:
     """Per-evaluator thresholds from {"name": number} or ["name=value", ...], validated."""
     if isinstance(value, Sequence) and not isinstance(value, str):
         pairs: list[tuple[Any, Any]] = []
@@ -94,7 +107,7 @@ def thresholds(value: Any) -> dict[str, float]:
         raise CaseError('"thresholds" must be an object like {"toxicity": 0.2}')
     out: dict[str, float] = {}
     for name, given in pairs:
-        evaluator = get(str(name))
+        evaluator = get(str(name), custom)
         if isinstance(given, bool) or not isinstance(given, (int, float)):
             raise CaseError(f"the threshold of {evaluator.name} must be a number between 0 "
                             "and 1")
@@ -109,5 +122,5 @@ def thresholds(value: Any) -> dict[str, float]:
     return out
 
 
-__all__ = ["ALL", "EVALUATORS", "NAMES", "Docs", "Evaluator", "defaults", "get", "resolve",
-           "thresholds"]
+__all__ = ["ALL", "EVALUATORS", "NAMES", "Custom", "Docs", "Evaluator", "by_name", "defaults",
+           "get", "resolve", "thresholds"]

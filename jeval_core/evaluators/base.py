@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..address import Address
 from ..case import Case
 from ..questions import Operand, Question
 from ..results import Detail, Result, is_yes
 from ..text import has_text, plural
+
+if TYPE_CHECKING:
+    from .custom import Definition
 
 Ask = Callable[[Case], list[Question]]
 Reduce = Callable[["Evaluator", Sequence[Question], Mapping[str, float], float], Result]
@@ -43,6 +47,12 @@ class Evaluator:
     score_name: str = ""  # what the score is called in reasons ("precision"), if anything
     threshold: float = 0.5  # the default; every run may set its own
     aliases: tuple[str, ...] = ()
+    definition: Definition | None = None  # a custom evaluator's own definition
+
+    @property
+    def custom(self) -> bool:
+        """A person's own evaluator (defined as data), not a built-in one."""
+        return self.definition is not None
 
     def questions(self, case: Case) -> list[Question]:
         """The questions this evaluator asks about `case` (none for blank items)."""

@@ -104,6 +104,11 @@ LOCAL = {
 # chunk stays relevant beside a better one. helps_answer's p is the larger of the two.
 ALONE = (0, 3, 5)  # the helps_answer signals this curve reads
 LOCAL_ALONE = Linear(-4.26, (5.21, 2.24, -1.18))
+# Custom questions (a person's own wording), read from the signals in `custom_signals`,
+# fitted by `python bench/custom_questions.py` on labelled custom questions.
+CUSTOM_SIGNS = (1, 1, 1, 0, 1)
+LOCAL["custom"] = Linear(0.0, (0.0, 0.0, 0.0, 0.0, 0.0))
+LEXICAL_CUSTOM = Linear(0.0, (0.0, 0.0, 0.0, 0.0, 0.0))
 
 
 @lru_cache(maxsize=1)

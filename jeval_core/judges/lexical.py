@@ -23,13 +23,14 @@ from .. import sentences
 from ..questions import (
     ATTRIBUTABLE_TO,
     CONTRADICTS,
+    CUSTOM,
     HELPS_ANSWER,
     RELEVANT_TO,
     SUPPORTED_BY,
     TOXIC,
     Question,
 )
-from . import calibration
+from . import calibration, custom_signals
 from .base import Answers, OfflineJudge
 
 if TYPE_CHECKING:
@@ -158,6 +159,9 @@ class LexicalJudge(OfflineJudge):
             "score low and reused wording scores high. It approximates the hosted judge.")
 
     def answer(self, packed: Packed) -> Answers:
-        p = {wid: calibration.LEXICAL[q.relation](signal(q)[1])
-             for wid, q in packed.asked.items()}
+        custom = {wid: q for wid, q in packed.asked.items() if q.relation == CUSTOM}
+        p = {wid: calibration.LEXICAL_CUSTOM(x)
+             for wid, x in custom_signals.features(custom, similarity).items()}
+        p.update({wid: calibration.LEXICAL[q.relation](signal(q)[1])
+                  for wid, q in packed.asked.items() if wid not in custom})
         return Answers(p, unsure=calibration.unsure(calibration.LEXICAL_UNSURE, packed.asked, p))

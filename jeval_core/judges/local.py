@@ -22,13 +22,14 @@ from .. import sentences
 from ..questions import (
     ATTRIBUTABLE_TO,
     CONTRADICTS,
+    CUSTOM,
     HELPS_ANSWER,
     RELEVANT_TO,
     SUPPORTED_BY,
     TOXIC,
     Question,
 )
-from . import calibration, case_signals
+from . import calibration, case_signals, custom_signals
 from .base import Answers, OfflineJudge, Span
 from .embedder import Embedder, embedder, one_blas_thread
 from .lexical import profanity, stopwords
@@ -158,6 +159,8 @@ class LocalJudge(OfflineJudge):
             subject, against = _operands(q)
             if q.relation == TOXIC:
                 out[qid] = flagged_words(subject)
+            elif q.relation == CUSTOM:  # the words most like what the question states
+                matching[qid] = (subject, tuple(custom_signals.texts(q)[1:3]))
             elif q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO, CONTRADICTS) and (
                     stray := stray_numbers(subject, "\n".join(against))):
                 out[qid] = stray
@@ -231,6 +234,8 @@ class LocalJudge(OfflineJudge):
             elif q.relation in (HELPS_ANSWER, RELEVANT_TO):
                 asked[qid] = [p for t in against for p in case_signals.parts(t)]
                 wanted.update(dict.fromkeys([subject, *asked[qid]]))
+            elif q.relation == CUSTOM:
+                wanted.update(dict.fromkeys(custom_signals.texts(q)))
             elif q.relation != TOXIC:
                 wanted.update(dict.fromkeys([subject, *against]))
         texts = list(wanted)
@@ -240,10 +245,16 @@ class LocalJudge(OfflineJudge):
             [operands[qid][0] for qid in toxic_ids]), strict=True))
 
         out: dict[str, tuple[Question, tuple[float, ...]]] = {}
+        custom = {qid: q for qid, q in questions.items() if q.relation == CUSTOM}
+        for qid, x in custom_signals.features(
+                custom, lambda a, b: float(vectors[a] @ vectors[b])).items():
+            out[qid] = (custom[qid], x)
         siblings: dict[tuple[str, tuple[str, ...]], list[str]] = {}
         for qid, q in questions.items():
             subject, against = operands[qid]
             x: tuple[float, ...]
+            if q.relation == CUSTOM:
+                continue
             if q.relation in (HELPS_ANSWER, RELEVANT_TO):
                 siblings.setdefault((q.relation, tuple(asked[qid])), []).append(qid)
                 continue

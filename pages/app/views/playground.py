@@ -228,10 +228,7 @@ def chunk_verdict(text: str, row: DetailRow | None, offline: str | None = None,
 def case_payload(case: Case, chosen: tuple[Evaluator, ...]) -> dict:
     """The case file as downloaded and exported: the case, its evaluators, thresholds and
     the person's labels."""
-    payload = {**case.to_dict(), "evaluators": [e.name for e in chosen]}
-    thresholds = state.thresholds()
-    if thresholds:
-        payload["thresholds"] = thresholds
+    payload = {**case.to_dict(), **casefile.settings(chosen, state.thresholds())}
     return {**payload, **editing.labels().to_extra()}
 
 
