@@ -425,7 +425,11 @@ def agreement(judge: str, table: Table, examples_met: tuple[int, int]) -> dict:
 
 def write_agreement(judge: str, table: Table, examples_met: tuple[int, int]) -> None:
     data = json.loads(AGREEMENT.read_text("utf-8")) if AGREEMENT.exists() else {}
-    data[judge] = agreement(judge, table, examples_met)
+    fresh = agreement(judge, table, examples_met)
+    kept = data.get(judge, {}).get("relations", {})
+    if "custom" in kept:  # measured by bench/custom_questions.py, not here
+        fresh["relations"]["custom"] = kept["custom"]
+    data[judge] = fresh
     AGREEMENT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", "utf-8")
 
 

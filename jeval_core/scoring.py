@@ -83,6 +83,10 @@ class Report:
                                                 self.evidence, self.unsure, self.approximates),
                        thresholds=merged)
 
+    def evaluator(self, name: str) -> Evaluator:
+        """The evaluator that produced the result `name` (a custom one too)."""
+        return next(e for e in self.packed.selected if e.name == name)
+
     def rows(self, evaluator: str) -> list[DetailRow]:
         """One row per question of `evaluator`: what it judged (where and the text), p, verdict."""
         result = self.results[evaluator]

@@ -1,6 +1,10 @@
-"""Metrics: every evaluator documented from jeval_core itself, never by hand."""
+"""Metrics: every evaluator documented from jeval_core itself, never by hand; the session's
+own (custom) evaluators after the built-in ones."""
+
+import streamlit as st
 
 from jeval_core.evaluators import ALL
+from pages.app import custom
 from pages.app.views.boundary import boundary
 from pages.app.views.frame import frame
 from pages.app.views.metrics_page import evaluator_card
@@ -12,6 +16,14 @@ def page() -> None:
           "for the item's index. Every threshold is a default: set your own per run.")
     with boundary():
         for evaluator in ALL:
+            evaluator_card(evaluator)
+        st.header("Your own evaluators")
+        own = custom.known()
+        if not own:
+            st.caption("None yet: write one with New evaluator in the Playground, or load a "
+                       "TOML file there; kept ones (in the run store) show here in every "
+                       "session.")
+        for evaluator in own.values():
             evaluator_card(evaluator)
 
 

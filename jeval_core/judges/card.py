@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..questions import RELATIONS
+from ..questions import CUSTOM, RELATIONS
 from . import calibration
 
 # What each relation is, in the words of the evaluators that ask it.
@@ -20,11 +20,13 @@ ASKED_BY = {
     "attributable_to": "expected sentence is attributable (contextual_recall)",
     "contradicts": "output contradicts a chunk (hallucination)",
     "toxic": "sentence is toxic (toxicity)",
+    "custom": "your own question (custom evaluators)",
 }
 # Where each source's labels come from, in one line.
 SOURCES = {
     "adversarial": "hard hand-written pairs (same entity other aspect, near numbers...)",
     "ordinary": "ordinary retrievals: every chunk on topic, a few that answer",
+    "custom": "custom questions on whole cases, measured with the other domains' fit",
 }
 
 
@@ -60,7 +62,8 @@ def card(judge: str) -> Card:
     data = calibration.agreement().get(judge, {})
     rows = []
     relations = data.get("relations", {})
-    for relation in sorted(relations, key=RELATIONS.index):
+    order = (*RELATIONS, CUSTOM)
+    for relation in sorted(relations, key=lambda r: order.index(r) if r in order else 99):
         found = relations[relation]
         for source, v in found["sources"].items():
             rows.append(Row(ASKED_BY.get(relation, relation), source, v["n"], v["positives"],

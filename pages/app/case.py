@@ -15,7 +15,7 @@ from jeval_core.casefile import CaseFile
 from jeval_core.evaluators import Evaluator
 from jeval_core.labels import Labels, merged
 from jeval_core.wire import parse_json
-from pages.app import resources, state
+from pages.app import custom, resources, state
 
 
 def load(loaded: CaseFile, origin: str = "") -> None:
@@ -35,6 +35,7 @@ def load(loaded: CaseFile, origin: str = "") -> None:
     state.set_chunk_ids(ids)
     found = Labels.from_extra(loaded.extra, len(ids))
     state.set_labels(dict(zip(ids, found.chunks, strict=True)), found.verdicts)
+    custom.add(*(e.definition for e in loaded.chosen() if e.definition is not None))
     state.put(state.EVALUATORS, [e.name for e in loaded.chosen()])
     state.set_thresholds(dict(loaded.thresholds))
     state.set_origin(origin, token(with_judge=False))
@@ -67,8 +68,9 @@ def ensure_case() -> None:
 def token(with_judge: bool = True) -> str:
     """The share token of what is in the editor (never a key: none is passed)."""
     judge = state.get(state.JUDGE) if with_judge else None
-    return _token(current(), tuple(state.evaluator_names()), judge,
-                  tuple(state.thresholds().items()), labels())
+    chosen = chosen_evaluators()
+    return _token(current(), tuple(e.name for e in chosen), judge,
+                  tuple(state.thresholds().items()), labels(), custom.texts(chosen))
 
 
 def labels() -> Labels:
@@ -78,11 +80,14 @@ def labels() -> Labels:
 
 @functools.lru_cache(maxsize=8)  # a run needs two or three; a case can hold megabytes
 def _token(case: Case, names: tuple[str, ...], judge: str | None,
-           thresholds: tuple[tuple[str, float], ...], marks: Labels) -> str:
+           thresholds: tuple[tuple[str, float], ...], marks: Labels,
+           definitions: tuple[str, ...] = ()) -> str:
     """Pure in its arguments: a run asks for the same case's token a few times (the link,
-    whether it was modified, whether it is the seed), each a JSON dump and a compression."""
-    return share.encode(case, tuple(registry.get(n) for n in names), judge, dict(thresholds),
-                        marks.to_extra())
+    whether it was modified, whether it is the seed), each a JSON dump and a compression.
+    A custom evaluator's definition travels in the link."""
+    known = custom.from_texts(definitions)
+    return share.encode(case, registry.resolve(names, custom=known) if names else (), judge,
+                        dict(thresholds), marks.to_extra())
 
 
 def modified() -> bool:
@@ -101,8 +106,11 @@ def current() -> Case:
 
 
 def chosen_evaluators() -> tuple[Evaluator, ...]:
-    """The evaluators picked in the multiselect, as objects (names resolved here, once)."""
-    return tuple(registry.get(n) for n in state.evaluator_names())
+    """The evaluators picked in the multiselect, as objects (names resolved here, once); a
+    custom one the session no longer holds is left out."""
+    known = custom.known()
+    return tuple(known[n] if n in known else registry.get(n) for n in state.evaluator_names()
+                 if n in known or n in registry.EVALUATORS)
 
 
 SEPARATORS = {

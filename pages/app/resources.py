@@ -12,15 +12,17 @@ from pathlib import Path
 
 import streamlit as st
 
-from jeval_core import CaseError, JevalError, JudgeError, casefile, judges
+from jeval_core import CaseError, JevalError, JudgeError, casefile, evaluator_files, judges
 from jeval_core import evaluators as registry
 from jeval_core.casefile import CaseFile
+from jeval_core.evaluators.custom import Definition
 from jeval_core.judges import Judge
 from jeval_core.judges.jev import KEY_ENV
 from jeval_core.scoring import prepare, run
 from jeval_core.store import Store, default_url, open_store
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "assets" / "examples"
+EVALUATOR_EXAMPLES = EXAMPLES.parent / "evaluators"
 DEFAULT_EXAMPLE = "jev_pricing"
 
 
@@ -120,6 +122,12 @@ def store() -> Store:
 
 def examples() -> dict[str, Path]:
     return {p.stem: p for p in sorted(EXAMPLES.glob("*.json"))}
+
+
+@st.cache_resource(show_spinner=False)
+def evaluator_examples() -> tuple[Definition, ...]:
+    """The bundled custom evaluators (assets/evaluators/*.toml): where a new one can start."""
+    return evaluator_files.read(sorted(EVALUATOR_EXAMPLES.glob("*.toml")))
 
 
 @st.cache_data(show_spinner=False)

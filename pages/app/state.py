@@ -50,6 +50,8 @@ _MODELS = "jev_models"
 _HOSTED_REPORT = "jev_result"
 _LIVE_RUNNER = "live_runner"
 _ASKED = "asked"  # one-shot requests of the page's buttons: {"copy", "live_retry"}
+_CUSTOM = "custom_definitions"  # this session's custom evaluators: name -> definition (JSON)
+_CUSTOM_LOADED = "custom_loaded"  # the run store's kept ones were read into the session
 
 
 def get(key: str, default: Any = None) -> Any:
@@ -232,3 +234,21 @@ def live_runner() -> Runner:
 
 def live_runner_if_any() -> Runner | None:
     return st.session_state.get(_LIVE_RUNNER)
+
+
+# ---- custom evaluators (the session's, by name; each a definition's JSON text) ----
+
+def custom_definitions() -> dict[str, str]:
+    return dict(st.session_state.get(_CUSTOM) or {})
+
+
+def set_custom_definitions(values: dict[str, str]) -> None:
+    st.session_state[_CUSTOM] = dict(values)
+
+
+def custom_loaded() -> bool:
+    return bool(st.session_state.get(_CUSTOM_LOADED))
+
+
+def mark_custom_loaded() -> None:
+    st.session_state[_CUSTOM_LOADED] = True

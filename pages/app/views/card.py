@@ -14,6 +14,9 @@ from pages.app.views import verdict
 from pages.app.views.text import inert
 
 GLYPHS = {state.PASS: "✓", state.FAIL: "✗"}  # the verdict label's buttons: narrow
+APPROXIMATE = ("Your own question, answered offline from its wording and the texts it names "
+               "(not read as a language model reads it): a rough guide; the hosted judge or "
+               "your labels decide.")
 
 
 def result_card(name: str, result: Result, stale: bool = False, labelled: bool = False) -> None:
@@ -33,8 +36,10 @@ def result_card(name: str, result: Result, stale: bool = False, labelled: bool =
             state.truth_key(name)))
         if truth is not None and result.passed is not None and truth != result.passed:
             mark = f" :red-badge[✗ you: {state.PASS if truth else state.FAIL}]"
+    approx = " :violet-badge[≈ approximate]" if result.approximate else ""
     head = (f"**{inert(name)}** {verdict.badge(word, stale, ' · stale' if stale else '')}"
-            f"{mark} :gray[score] **{score:.2f}** :gray[· label] **{inert(result.label)}**")
+            f"{mark}{approx} :gray[score] **{score:.2f}** :gray[· label] "
+            f"**{inert(result.label)}**")
     if labelled:
         with st.container(horizontal=True, vertical_alignment="center", wrap=False,
                           gap="small"):
@@ -48,7 +53,8 @@ def result_card(name: str, result: Result, stale: bool = False, labelled: bool =
     else:
         st.markdown(head)
     st.caption(inert(f"{result.reason.replace('`', '')} Passes at score {rule} "
-                     f"{result.threshold:.2f}; confidence {result.confidence or 0.0:.2f}."))
+                     f"{result.threshold:.2f}; confidence {result.confidence or 0.0:.2f}."
+                     + (f" {APPROXIMATE}" if result.approximate else "")))
 
 
 def result_cards(results: Mapping[str, Result], stale: bool = False,

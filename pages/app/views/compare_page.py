@@ -21,7 +21,7 @@ from jeval_core.datasets import Dataset, DatasetRow
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.judges import Judge
-from pages.app import jobs, resources
+from pages.app import custom, jobs, resources
 from pages.app.views import datasets, labelling, progress, stored_run
 from pages.app.views.boundary import error_line
 from pages.app.views.text import inert, number, percent, plural
@@ -66,8 +66,10 @@ def settings(dataset: Dataset) -> None:
     names = st.multiselect("Judges (two or three)", list(labels),
                            default=list(judges.offline_names()[:2]), format_func=labels.get,
                            max_selections=3, key="cmp_judges", persist_state="session")
+    known = {**EVALUATORS, **custom.known()}
     picked = st.multiselect(
-        "Evaluators", NAMES, default=["chunk_relevance"], key="cmp_evaluators",
+        "Evaluators", [*NAMES, *custom.names()], default=["chunk_relevance"],
+        key="cmp_evaluators",
         persist_state="session",
         help="chunk_relevance is the one the chunk labels judge; add others to compare the "
              "judges on them too")
@@ -76,7 +78,7 @@ def settings(dataset: Dataset) -> None:
     ready = len(names) >= 2 and bool(picked)
     if left.button(f"Compare on {len(dataset.rows)} cases", type="primary", key="cmp_run",
                    disabled=busy or not ready, width="stretch"):
-        start(dataset, list(names), tuple(EVALUATORS[n] for n in picked))
+        start(dataset, list(names), tuple(known[n] for n in picked))
         st.rerun()  # draw the page for a running job (the Run button disabled)
     why = ("pick at least two judges" if len(names) < 2 else
            "pick at least one evaluator" if not picked else
@@ -158,7 +160,8 @@ def disagreements(dataset: Dataset, found: Comparison) -> None:
         link = None
         if row is not None:
             try:
-                link = f"{base}?case=" + share.encode(row.case, (EVALUATORS[d.evaluator],))
+                known = {**EVALUATORS, **custom.known()}
+                link = f"{base}?case=" + share.encode(row.case, (known[d.evaluator],))
             except (JevalError, KeyError):
                 link = None
         rows.append({"open": link, "case": d.case_id, "judged": str(d.address),

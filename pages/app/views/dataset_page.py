@@ -16,7 +16,7 @@ from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.records import RunSummary
 from jeval_core.store import Store
 from jeval_core.text import one_line
-from pages.app import jobs, resources, state
+from pages.app import custom, jobs, resources, state
 from pages.app.views import datasets, progress, stored_run
 from pages.app.views.boundary import error_line
 from pages.app.views.text import inert
@@ -53,21 +53,22 @@ def start(dataset: Dataset, judge_name: str, chosen: tuple[Evaluator, ...] | Non
 def settings(dataset: Dataset) -> None:
     """Evaluators, thresholds, a name, and Run (with what goes wrong said beside it)."""
     judge_name = state.judge_name()
+    known = {**EVALUATORS, **custom.known()}
     picked = st.multiselect(
-        "Evaluators", NAMES, key="ds_evaluators", persist_state="session",
+        "Evaluators", [*NAMES, *custom.names()], key="ds_evaluators", persist_state="session",
         placeholder="each row's own (else every evaluator its fields allow)",
         help="leave empty to run what each row names, or the defaults for its fields")
     names = picked or list(NAMES)
     with st.expander("Thresholds (each evaluator's default unless you move it)"):
         cols = st.columns(2)
         for i, name in enumerate(names):
-            rule = "≥" if EVALUATORS[name].higher_is_better else "≤"
+            rule = "≥" if known[name].higher_is_better else "≤"
             cols[i % 2].slider(f"{name} passes at score {rule}", 0.0, 1.0,
-                               value=float(EVALUATORS[name].threshold), step=0.05,
+                               value=float(known[name].threshold), step=0.05,
                                key=f"ds_th_{name}", format="%.2f", persist_state="session")
     thresholds = {n: float(st.session_state[f"ds_th_{n}"]) for n in names
                   if f"ds_th_{n}" in st.session_state
-                  and float(st.session_state[f"ds_th_{n}"]) != EVALUATORS[n].threshold}
+                  and float(st.session_state[f"ds_th_{n}"]) != known[n].threshold}
     default_name = f"{dataset.name} · {judge_name}"
     name = st.text_input("Run name", key="ds_name", placeholder=default_name,
                          persist_state="session",
@@ -76,7 +77,7 @@ def settings(dataset: Dataset) -> None:
     left, right = st.columns([1, 3], vertical_alignment="center")
     if left.button(f"Run {len(dataset.rows)} cases", type="primary", disabled=busy,
                    key="ds_run_button", width="stretch"):
-        chosen = tuple(EVALUATORS[n] for n in picked) if picked else None
+        chosen = tuple(known[n] for n in picked) if picked else None
         start(dataset, judge_name, chosen, thresholds, one_line(name, 120) or None)
         st.rerun()  # draw the page for a running job: preview folded, progress in view
     right.caption(inert(
@@ -145,7 +146,10 @@ def resume_button(db: Store, run_id: str, dataset: Dataset) -> None:
                  help="scores only the cases that are not stored yet (and those the judge "
                       "could not answer), with the run's judge, evaluators and thresholds; a "
                       "run still going in another process would be scored twice"):
-        chosen = None if run.evaluators == ["per case"] else tuple(
-            EVALUATORS[n] for n in run.evaluators if n in EVALUATORS)
-        start(dataset, run.judge, chosen or None, dict(run.thresholds), None, resume=run_id)
+        try:  # the run's own evaluators (a custom one from the definition it recorded)
+            chosen, thresholds = runs.stored_settings(run)
+        except JevalError as err:
+            error_line(str(err))
+            return
+        start(dataset, run.judge, chosen, thresholds, None, resume=run_id)
         st.rerun()

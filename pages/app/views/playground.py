@@ -16,7 +16,17 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitAPIException
 
-from jeval_core import Case, CaseError, JevalError, Report, casefile, evaluators, judges, share
+from jeval_core import (
+    Case,
+    CaseError,
+    JevalError,
+    Report,
+    casefile,
+    evaluator_files,
+    evaluators,
+    judges,
+    share,
+)
 from jeval_core.address import Address
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.judges import Judge
@@ -26,7 +36,8 @@ from jeval_core.scoring import DetailRow, prepare, run
 from jeval_core.share import MAX_TOKEN_CHARS
 from jeval_core.text import one_line
 from pages.app import case as editing
-from pages.app import hosted, resources, state
+from pages.app import custom, hosted, resources, state
+from pages.app.views import evaluator_editor
 from pages.app.views import report as draw
 from pages.app.views.boundary import boundary
 from pages.app.views.card import result_cards
@@ -54,12 +65,13 @@ def offline_judge(name: str, calibration: str | None = None) -> Judge:
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def score_offline(case: Case, names: tuple[str, ...], judge: str,
-                  calibration: str | None = None) -> Report:
+                  calibration: str | None = None, definitions: tuple[str, ...] = ()) -> Report:
     """Pure in its arguments (plain names, not objects, so Streamlit can hash them; a
-    profile by name and fingerprint): the same case and evaluators are never judged twice
-    (thresholds re-reduce the answers)."""
+    profile by name and fingerprint; a custom evaluator by its definition's text): the same
+    case and evaluators are never judged twice (thresholds re-reduce the answers)."""
     offline = resources.offline_judge(judge, calibration)
-    return run(prepare(case, evaluators.resolve(names), offline), offline)
+    chosen = evaluators.resolve(names, custom=custom.from_texts(definitions))
+    return run(prepare(case, chosen, offline), offline)
 
 
 # ---- callbacks: they change the case before the widgets are drawn ----
@@ -198,9 +210,40 @@ def editor() -> dict[str, DeltaGenerator]:
     notice = state.said(state.PASTE_NOTICE)
     if notice:
         st.warning(inert(notice))
-    st.multiselect("evaluators", NAMES, key=state.EVALUATORS, persist_state="session",
-                   on_change=rerun_live)
+    st.multiselect("evaluators", [*NAMES, *custom.names()], key=state.EVALUATORS,
+                   persist_state="session", on_change=rerun_live)
+    own_evaluators()
     return slots
+
+
+def own_evaluators() -> None:
+    """Write a custom evaluator (the editor opens beside the case) or load a TOML file."""
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.button("New evaluator", key="ev_new", on_click=evaluator_editor.open_editor,
+                  disabled=evaluator_editor.is_open(),
+                  help="write your own yes/no question and watch it answer on this case")
+        st.file_uploader("Load evaluators (.toml)", type=["toml"], key="ev_upload",
+                         on_change=on_evaluators_file, label_visibility="collapsed",
+                         help="a TOML file of [[evaluator]] tables: they join the picker")
+    notice = state.said("ev_upload_notice")
+    if notice:
+        st.caption(inert(notice))
+
+
+def on_evaluators_file() -> None:
+    upload = state.get("ev_upload")
+    if upload is None:
+        return
+    try:
+        found = evaluator_files.decode(upload.getvalue(), upload.name)
+    except CaseError as err:
+        state.say("ev_upload_notice", f"{err}; nothing was changed")
+        return
+    custom.add(*found)
+    names = state.evaluator_names()
+    state.put(state.EVALUATORS, [*names, *(d.name for d in found if d.name not in names)])
+    state.say("ev_upload_notice", f"Added {', '.join(d.name for d in found)} from "
+                                  f"{one_line(upload.name, 60)}.")
 
 
 def chunk_verdict(text: str, row: DetailRow | None, offline: str | None = None,
@@ -346,7 +389,8 @@ def run_scoring(case: Case, chosen: tuple[Evaluator, ...], judge: str, asked: bo
         try:
             calibration = resources.calibration_for(judge)
             offline_judge(judge, calibration)  # loaded outside the cached function (spinner)
-            return score_offline(case, tuple(e.name for e in chosen), judge, calibration), None
+            return score_offline(case, tuple(e.name for e in chosen), judge, calibration,
+                                 custom.texts(chosen)), None
         except JevalError as err:
             return None, str(err)
     error = None
@@ -405,7 +449,12 @@ def panel() -> None:
         chunks = editor()
         download = st.container()
         upload()
-    live(Slots(top, results, download, chunks))
+    draft = None
+    if evaluator_editor.is_open():
+        with results:
+            evaluator_editor.widgets(rerun_live)
+            draft = st.container()
+    live(Slots(top, results, download, chunks, draft))
 
 
 @dataclass(frozen=True)
@@ -417,6 +466,7 @@ class Slots:
     body: DeltaGenerator
     download: DeltaGenerator | None
     chunks: dict[str, DeltaGenerator]
+    draft: DeltaGenerator | None = None  # the custom evaluator editor's questions, when open
 
 
 @st.fragment(key=LIVE)
@@ -487,7 +537,7 @@ def live_panel(slots: Slots) -> None:
             live_notices(view)
 
     thresholds = {k: v for k, v in state.thresholds().items()
-                  if k in EVALUATORS}
+                  if k in EVALUATORS or any(e.name == k for e in chosen)}
     if report is not None and thresholds:
         report = report.with_thresholds(thresholds)
     # offline results are scored from the case on screen, and so is a live hosted answer:
@@ -511,6 +561,10 @@ def live_panel(slots: Slots) -> None:
     if slots.download is not None:
         with slots.download:
             download_case(case, chosen)
+    if slots.draft is not None:
+        with slots.draft:
+            evaluator_editor.preview(case, judge if judges.known(judge) else judges.DEFAULT,
+                                     resources.calibration_for(judge), score_offline)
 
     with slots.body:
         if present:
@@ -605,7 +659,7 @@ def what_if(report: Report) -> None:
             key = state.threshold_key(name)
             if key not in st.session_state:
                 st.session_state[key] = float(report.results[name].threshold)
-            rule = "≥" if EVALUATORS[name].higher_is_better else "≤"
+            rule = "≥" if report.results[name].higher_is_better else "≤"
             cols[i % 2].slider(f"{name} passes at score {rule}", 0.0, 1.0, step=0.05,
                                key=key, on_change=on_threshold, args=(name,), format="%.2f")
         if state.thresholds():
@@ -624,7 +678,7 @@ def compare(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
     names = tuple(e.name for e in chosen)
     for judge in judges.offline_names():
         try:
-            reports[judge] = score_offline(case, names, judge)
+            reports[judge] = score_offline(case, names, judge, None, custom.texts(chosen))
         except JevalError as err:
             st.error(inert(f"{judge}: {err}"))
     answered = state.hosted_report()

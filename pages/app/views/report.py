@@ -16,7 +16,7 @@ import streamlit as st
 
 from jeval_core import Report, export, judges
 from jeval_core.address import Address
-from jeval_core.evaluators import EVALUATORS, Evaluator
+from jeval_core.evaluators import Evaluator
 from jeval_core.judges.card import card as measured_card
 from jeval_core.request import one_call_per_question
 from jeval_core.results import Result, is_yes
@@ -173,7 +173,7 @@ def detail(report: Report, name: str, focus: int | None = None,
         bars.append({"bar": label, "judged": r.judged, "p": r.p, "verdict": r.verdict,
                      "text": r.text, "focused": mine, "dim": focus is not None and not mine})
     key = f"bars_{name}"
-    st.vega_lite_chart(chart(bars, EVALUATORS[name]), width="stretch", key=key,
+    st.vega_lite_chart(chart(bars, report.evaluator(name)), width="stretch", key=key,
                        on_select=(lambda: on_pick(key)) if on_pick else "ignore",
                        selection_mode="pick" if on_pick else None)
     if judges.known(report.judge) and judges.entry(report.judge).explains:

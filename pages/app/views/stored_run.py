@@ -16,8 +16,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from jeval_core import compare, export, judges, share
-from jeval_core import evaluators as registry
+from jeval_core import compare, export, judges, runs, share
 from jeval_core.address import Address
 from jeval_core.aggregate import RankingSummary
 from jeval_core.errors import JevalError
@@ -63,7 +62,7 @@ def playground_links(run: RunSummary, cases: Sequence[CaseRow]) -> dict[int, str
         if row is None:
             continue
         try:
-            chosen = row.casefile.chosen() if per_case else registry.resolve(run.evaluators)
+            chosen = row.casefile.chosen() if per_case else runs.stored_settings(run)[0] or ()
             thresholds = {**row.casefile.thresholds, **run.thresholds}
             token = share.encode(row.case, chosen, run.judge if judges.known(run.judge) else None,
                                  thresholds)

@@ -1,0 +1,248 @@
+"""The custom evaluator editor: write a yes/no question, watch it answer on this case.
+
+The widgets are drawn with the case's shape (beside the results); what they make, the
+verbatim questions with each item's p and verdict, is drawn by the live panel, so a
+committed edit of the template reruns only that panel, as an edit of the case does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from jeval_core import Case, CaseError, JevalError, evaluator_files, judges
+from jeval_core.evaluators.custom import ABOUT, DIRECTIONS, REDUCERS, Definition, evaluator
+from jeval_core.scoring import Report, prepare, run
+from pages.app import custom, hosted, resources, state
+from pages.app.views.text import inert
+
+OPEN = "ev_open"
+START = "ev_start"
+NAME, ABOUT_KEY, QUESTION = "ev_name", "ev_about", "ev_question"
+TRUE, FALSE = "ev_true", "ev_false"
+REDUCER, DIRECTION, THRESHOLD = "ev_reducer", "ev_direction", "ev_threshold"
+YES, NO, PURPOSE = "ev_yes", "ev_no", "ev_purpose"
+SAID, FAILED = "ev_said", "ev_failed"  # what the last action did (or why not), said once
+ASKED = "ev_hosted"  # the hosted judge's answer to the draft: (definition, case, report)
+ABOUT_WORDS = {
+    "chunk": "each chunk",
+    "output_sentence": "each sentence of the output",
+    "expected_sentence": "each sentence of expected",
+    "context_statement": "each statement (sentence) of the context",
+    "case": "the case, once",
+}
+DIRECTION_WORDS = {"higher": "higher is better (passes at or above)",
+                   "lower": "lower is better (a bad thing: passes at or below)"}
+BLANK = "a blank question"
+
+
+def starts() -> dict[str, Definition | None]:
+    """What a new evaluator can start from: blank, the bundled examples, the session's own."""
+    out: dict[str, Definition | None] = {BLANK: None}
+    for d in resources.evaluator_examples():
+        out[f"example: {d.name}"] = d
+    for name, d in custom.definitions().items():
+        out[f"yours: {name}"] = d
+    return out
+
+
+def fill(d: Definition | None) -> None:
+    """The widgets hold `d` (a blank question when None)."""
+    d = d or Definition(name="my_evaluator", about="chunk",
+                        question="`context[i]` states a deadline or a date.")
+    values = {NAME: d.name, ABOUT_KEY: d.about, QUESTION: d.question, TRUE: d.true or "",
+              FALSE: d.false or "", REDUCER: d.reducer, DIRECTION: d.direction,
+              THRESHOLD: float(d.threshold), YES: d.verdicts[0], NO: d.verdicts[1],
+              PURPOSE: d.purpose}
+    for key, value in values.items():
+        st.session_state[key] = value
+
+
+def open_editor(d: Definition | None = None) -> None:
+    fill(d)
+    st.session_state[OPEN] = True
+    st.session_state[START] = None
+
+
+def close_editor() -> None:
+    st.session_state[OPEN] = False
+
+
+def on_start() -> None:
+    picked = st.session_state.get(START)
+    if picked:
+        fill(starts().get(picked))
+
+
+def is_open() -> bool:
+    return bool(st.session_state.get(OPEN))
+
+
+def draft() -> tuple[Definition | None, str | None]:
+    """The definition the widgets hold, or why it is not one yet (one line)."""
+    data = {"name": st.session_state.get(NAME, ""), "about": st.session_state.get(ABOUT_KEY),
+            "question": st.session_state.get(QUESTION, ""),
+            "true": st.session_state.get(TRUE) or None,
+            "false": st.session_state.get(FALSE) or None,
+            "reducer": st.session_state.get(REDUCER), "direction": st.session_state.get(DIRECTION),
+            "threshold": float(st.session_state.get(THRESHOLD, 0.5)),
+            "verdicts": [st.session_state.get(YES) or "yes", st.session_state.get(NO) or "no"],
+            "purpose": st.session_state.get(PURPOSE, "")}
+    try:
+        return Definition.from_dict(data), None
+    except CaseError as err:
+        return None, str(err)
+
+
+def widgets(on_change: Callable[[], None]) -> None:
+    """The editor's fields; every commit reruns the live panel (`on_change`)."""
+    with st.container(border=True, key="ev_editor"):
+        top = st.container(horizontal=True, vertical_alignment="center")
+        top.markdown("**Your own evaluator**")
+        top.selectbox("Start from", list(starts()), key=START, on_change=on_start, index=None,
+                      placeholder="Start from…", label_visibility="collapsed", width=260)
+        top.button("Close", key="ev_close", on_click=close_editor, type="tertiary")
+        left, right = st.columns([3, 2])
+        left.text_input("name", key=NAME, on_change=on_change,
+                        help="2-40 lowercase letters, digits or _; not a built-in's name")
+        right.selectbox("asks about", list(ABOUT), key=ABOUT_KEY, on_change=on_change,
+                        format_func=ABOUT_WORDS.get)
+        st.text_area(
+            "question — a statement the judge answers yes or no", key=QUESTION, height=68,
+            on_change=on_change,
+            help="name the item in backticks as the built-in questions do: `context[i]` (a "
+                 "chunk), `output[i]` or `expected[i]` (a sentence), `context[i][j]` (a "
+                 "statement); and whole fields: `input`, `output`, `expected`, `context`")
+        yes, no = st.columns(2)
+        yes.text_input("counts as yes (optional)", key=TRUE, on_change=on_change,
+                       help="sent as the question's criteria; give both or neither")
+        no.text_input("counts as no (optional)", key=FALSE, on_change=on_change)
+        how, way, at = st.columns([4, 4, 2])
+        how.selectbox("score", list(REDUCERS), key=REDUCER, on_change=on_change,
+                      format_func=lambda r: f"{r}: {REDUCERS[r]}")
+        way.selectbox("passes when", list(DIRECTIONS), key=DIRECTION, on_change=on_change,
+                      format_func=DIRECTION_WORDS.get)
+        at.number_input("threshold", 0.0, 1.0, step=0.05, key=THRESHOLD, on_change=on_change)
+        purpose, word_yes, word_no = st.columns([6, 2, 2])
+        purpose.text_input("purpose (one line, for the Metrics page)", key=PURPOSE,
+                           on_change=on_change)
+        word_yes.text_input("word for yes", key=YES, on_change=on_change)
+        word_no.text_input("word for no", key=NO, on_change=on_change)
+
+
+Scorer = Callable[..., Report]  # the page's cached offline scoring
+
+
+def preview(case: Case, judge: str, calibration: str | None, score_offline: Scorer) -> None:
+    """The draft's questions on this case, each item's p and verdict, and what to do with it.
+
+    Offline judges answer at once (approximately: a custom question is read from its
+    wording); the hosted judge on a button, one request.
+    """
+    d, problem = draft()
+    said, failed = st.session_state.pop(SAID, None), st.session_state.pop(FAILED, None)
+    if said:
+        st.success(inert(said))
+    if failed:
+        st.error(inert(failed))
+    if d is None:
+        st.error(inert(f"{problem}. Your text is kept."))
+        return
+    made = evaluator(d)
+    missing = made.missing(case)
+    if missing:
+        st.info(inert(f"This case cannot be asked: the evaluator {missing}."))
+    else:
+        report = _answered(case, d, judge, calibration, score_offline)
+        if report is not None:
+            _result(report, d)
+    actions(d)
+
+
+def _answered(case: Case, d: Definition, judge: str, calibration: str | None,
+              score_offline: Scorer) -> Report | None:
+    kind = judges.entry(judge)
+    texts = custom.texts((evaluator(d),))
+    if kind.offline:
+        try:
+            return score_offline(case, (d.name,), judge, calibration, texts)
+        except JevalError as err:
+            st.error(inert(str(err)))
+            return None
+    held = st.session_state.get(ASKED)
+    if held and held[0] == d and held[1] == case:
+        return held[2]
+    if not hosted.key_ready():
+        st.info(f"Set the {kind.title} key in the sidebar to ask it this question; the "
+                "offline judges answer at once.")
+        return None
+    if st.button(f"Ask {kind.title} these questions (1 request)", key="ev_ask",
+                 type="primary"):
+        try:
+            judge_now = hosted.from_settings()
+            try:
+                request = prepare(case, (evaluator(d),), judge_now)
+                found = run(request, judge_now)
+            finally:
+                judge_now.close()
+        except JevalError as err:
+            st.error(inert(str(err)))
+            return None
+        st.session_state[ASKED] = (d, case, found)
+        return found
+    return None
+
+
+def _result(report: Report, d: Definition) -> None:
+    result = report.results[d.name]
+    if result.skipped:
+        st.info(inert(result.reason))
+        return
+    word = "PASS" if result.passed else "FAIL"
+    approx = (" · ≈ approximate: an offline judge reads a custom question from its wording "
+              "and the texts it names" if result.approximate else "")
+    st.markdown(f"**{inert(d.name)}** · {word} · score **{result.score:.2f}**"
+                f" :gray[· judge {inert(report.judge)}{inert(approx)}]")
+    st.caption(inert(result.reason.replace("`", "")))
+    rows = report.rows(d.name)
+    st.dataframe(
+        [{"judged": r.judged, "text": r.text, "p": r.p, "verdict": r.verdict,
+          "question, verbatim": r.question} for r in rows],
+        hide_index=True, width="stretch", key="ev_rows",
+        column_config={
+            "p": st.column_config.ProgressColumn("p(yes)", min_value=0.0, max_value=1.0,
+                                                 format="%.2f"),
+            "text": st.column_config.TextColumn("text", width="medium"),
+            "question, verbatim": st.column_config.TextColumn(width="large"),
+        })
+
+
+def actions(d: Definition) -> None:
+    """Use it in this case, keep it in the run store, download it as TOML."""
+    used = d.name in state.evaluator_names() and custom.definitions().get(d.name) == d
+    row = st.container(horizontal=True, vertical_alignment="center")
+    row.button("In this case ✓" if used else "Use it in this case", key="ev_use",
+               on_click=use, args=(d,), disabled=used, type="primary",
+               help="adds it to the evaluators: scored with the others in the one request")
+    row.button("Keep in the run store", key="ev_keep", on_click=keep, args=(d,),
+               help="every later session (and jeval on this machine) has it")
+    row.download_button("Download .toml", evaluator_files.dumps([d]), f"{d.name}.toml",
+                        mime="application/toml", key="ev_download", on_click="ignore")
+
+
+def use(d: Definition) -> None:
+    custom.add(d)
+    names = state.evaluator_names()
+    if d.name not in names:
+        state.put(state.EVALUATORS, [*names, d.name])
+    st.session_state[SAID] = f"{d.name} is in this case's evaluators."
+
+
+def keep(d: Definition) -> None:
+    try:
+        custom.keep(d)
+    except JevalError as err:
+        st.session_state[FAILED] = f"Not kept: {err}"
+        return
+    st.session_state[SAID] = f"{d.name} is kept in the run store."
