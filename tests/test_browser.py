@@ -581,3 +581,22 @@ def test_a_label_flipped_by_keyboard_changes_the_agreement_line(page):
     one_run(page, lambda: page.keyboard.press("Enter"))
     expect(band).to_contain_text("3/4 chunks")
     expect(page.get_by_text("✗ you: noise").first).to_be_visible()
+
+
+def test_a_custom_evaluator_written_in_the_browser_answers_per_chunk_as_typed(page):
+    one_run(page, page.get_by_role("button", name="New evaluator").click)
+    editor = page.locator(".st-key-ev_editor")
+    expect(editor).to_be_visible()
+    question = editor.get_by_role("textbox", name="question — a statement the judge answers")
+    one_run(page, lambda: commit(page, question, "`context[i]` mentions the year a company "
+                                                 "was founded."))
+    table = page.locator("[data-testid='stTable']").filter(has_text="question, verbatim")
+    expect(table).to_contain_text("`context[2]` mentions the year a company was founded.")
+    expect(table).to_contain_text("Founded in 2024.")
+    assert len(table.locator("tbody tr").all()) == 4
+    one_run(page, lambda: enter(editor.get_by_role("textbox", name="name", exact=True),
+                                "states_founding"))
+    one_run(page, page.get_by_role("button", name="Use it in this case").click)
+    expect(page.locator(".st-key-card_states_founding")).to_contain_text("approximate")
+    assert "states_founding" in share.decode(
+        re.search(r"case=([^&]+)", page.url).group(1)).file.evaluators[-1].name

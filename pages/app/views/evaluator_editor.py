@@ -205,17 +205,11 @@ def _result(report: Report, d: Definition) -> None:
     st.markdown(f"**{inert(d.name)}** · {word} · score **{result.score:.2f}**"
                 f" :gray[· judge {inert(report.judge)}{inert(approx)}]")
     st.caption(inert(result.reason.replace("`", "")))
-    rows = report.rows(d.name)
-    st.dataframe(
-        [{"judged": r.judged, "text": r.text, "p": r.p, "verdict": r.verdict,
-          "question, verbatim": r.question} for r in rows],
-        hide_index=True, width="stretch", key="ev_rows",
-        column_config={
-            "p": st.column_config.ProgressColumn("p(yes)", min_value=0.0, max_value=1.0,
-                                                 format="%.2f"),
-            "text": st.column_config.TextColumn("text", width="medium"),
-            "question, verbatim": st.column_config.TextColumn(width="large"),
-        })
+    # a static table: every question and its text on the page, selectable and copyable;
+    # its cells read markdown, so every text is made inert (shown exactly as written)
+    st.table([{"judged": r.judged, "p(yes)": f"{r.p:.2f}", "verdict": inert(r.verdict),
+               "question, verbatim": inert(r.question), "text": inert(r.text)}
+              for r in report.rows(d.name)])
 
 
 def actions(d: Definition) -> None:
