@@ -232,6 +232,7 @@ class Definition:
             return [Question(f"{self.code}0", self.render(), CUSTOM, subject, tuple(rest),
                              self.criteria)]
         field = ABOUT[self.about][0]
+        items: list[tuple[tuple[int, ...], str]]
         if self.about == "chunk":
             items = [((i,), c) for i, c in enumerate(case.context) if has_text(c)]
         elif self.about == "context_statement":

@@ -246,9 +246,9 @@ class LocalJudge(OfflineJudge):
 
         out: dict[str, tuple[Question, tuple[float, ...]]] = {}
         custom = {qid: q for qid, q in questions.items() if q.relation == CUSTOM}
-        for qid, x in custom_signals.features(
+        for qid, signals in custom_signals.features(
                 custom, lambda a, b: float(vectors[a] @ vectors[b])).items():
-            out[qid] = (custom[qid], x)
+            out[qid] = (custom[qid], signals)
         siblings: dict[tuple[str, tuple[str, ...]], list[str]] = {}
         for qid, q in questions.items():
             subject, against = operands[qid]
