@@ -308,14 +308,13 @@ def render_text(report: Report) -> str:
         head += f" · model {report.model}"
     if report.request_id:
         head += f" · request id {report.request_id}"
-    lines = [
-        head,
-        f"request: 1 packed request, {len(report.packed.asked)} questions, ~{t.total:,} "
-        f"input tokens (estimate), ~${report.packed.cost_usd:.8f} on Jev; "
-        f"this judge used {report.usage.requests} request(s), "
-        f"{report.usage.input_tokens:,} input tokens, ${report.cost_usd:.8f}",
-        "",
-    ]
+    asked = (f"request: 1 packed request, {len(report.packed.asked)} questions, ~{t.total:,} "
+             f"input tokens (estimate), ~${report.packed.cost_usd:.8f} on Jev; "
+             f"this judge used {report.usage.requests} request(s), "
+             f"{report.usage.input_tokens:,} input tokens, ${report.cost_usd:.8f}"
+             if report.packed.asked else
+             "request: none (no evaluator had anything to ask), nothing billed")
+    lines = [head, asked, ""]
     rows = [("evaluator", "score", "label", "result", "passes when", "reason")]
     for name, r in report.results.items():
         verdict = "SKIP" if r.skipped else ("PASS" if r.passed else "FAIL")

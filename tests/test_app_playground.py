@@ -239,6 +239,58 @@ def test_threshold_sliders_change_offline_verdicts_too():
     assert any("PASS" in m.value for m in at.markdown if m.value.startswith("## "))
 
 
+def test_a_what_if_says_its_effect_beside_the_sliders():
+    at = app()
+    open_expander(at, "whatif_open")
+    at.slider(key="th_chunk_relevance").set_value(0.6).run()
+    said = [shown(m.value) for m in at.markdown]
+    assert "At these thresholds the case is **:red[FAIL]**" in said
+    assert any(m.startswith(":red-badge[chunk_relevance 0.50 FAIL") for m in said)
+
+
+def test_picking_an_example_over_an_edited_case_asks_first_and_can_bring_it_back():
+    at = app()
+    at.text_area(key="input").set_value("My own question?").run()
+    at.run()
+    at.selectbox(key="example").set_value("clean_retrieval").run()
+    at.run()
+    assert at.text_area(key="input").value == "My own question?"  # nothing replaced yet
+    assert any("It replaces the case you edited" in shown(w.value) for w in at.warning)
+    [b for b in at.button if b.label == "Load it"][0].click().run()
+    at.run()
+    assert at.text_area(key="input").value.startswith("How do I rotate an API key")
+    [b for b in at.button if b.label == "Bring back my edited case"][0].click().run()
+    at.run()
+    assert at.text_area(key="input").value == "My own question?"
+
+
+def test_keep_my_case_leaves_the_edited_case_as_it_is():
+    at = app()
+    at.text_area(key="input").set_value("My own question?").run()
+    at.run()
+    at.selectbox(key="example").set_value("clean_retrieval").run()
+    at.run()
+    [b for b in at.button if b.label == "Keep my case"][0].click().run()
+    at.run()
+    assert at.text_area(key="input").value == "My own question?" and not at.warning
+
+
+def test_an_unedited_case_gives_way_to_an_example_at_once():
+    at = app()
+    at.selectbox(key="example").set_value("clean_retrieval").run()
+    at.run()
+    assert at.text_area(key="input").value.startswith("How do I rotate an API key")
+
+
+def test_a_case_with_nothing_to_ask_says_no_request_is_sent():
+    at = app()
+    at.multiselect(key="evaluators").set_value(["contextual_recall"]).run()  # needs expected
+    at.run()
+    band = " ".join(shown(m.value) for m in at.markdown)
+    assert "nothing to ask: no request sent, nothing billed" in band
+    assert "in 1 request" not in band
+
+
 def test_a_share_link_restores_the_case():
     case = load_case("with_expected")
     at = AppTest.from_file("../app.py", default_timeout=60)
@@ -391,7 +443,7 @@ def test_each_chunk_shows_its_p_and_the_words_that_drove_it():
     beside = [m.value for m in at.markdown if "-badge[p " in m.value]
     assert len(beside) == 4
     assert beside[0].startswith(f":green-badge[p {SEED.details[0].p:.2f} · relevant]")
-    assert "why: :orange-background[Price]" in beside[0]
+    assert "why: :orange-background[Price," in beside[0]  # one highlight: no gap per comma
     assert beside[1].startswith(f":gray-badge[p {SEED.details[1].p:.2f} · not relevant]")
 
 

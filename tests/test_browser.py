@@ -125,8 +125,8 @@ def test_the_summary_band_is_on_the_first_screen(page):
     band = page.locator(".st-key-summary")
     expect(band).to_contain_text("PASS")
     expect(band).to_contain_text("chunk_relevance 0.50 PASS")
-    # The legacy output price (chunk 3) is relevant at p in the measured unsure band.
-    expect(band).to_contain_text("1 relevant · 2 noise chunks · 1 unsure of 4 retrieved chunks")
+    # The price (chunk 0) and the legacy output price (chunk 3), which the answer draws on
+    expect(band).to_contain_text("2 relevant · 2 noise chunks of 4 retrieved chunks")
     on_first_screen(page, band)
     page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
     screenshot(page, "screenshot.png")
@@ -600,3 +600,35 @@ def test_a_custom_evaluator_written_in_the_browser_answers_per_chunk_as_typed(pa
     expect(page.locator(".st-key-card_states_founding")).to_contain_text("approximate")
     assert "states_founding" in share.decode(
         re.search(r"case=([^&]+)", page.url).group(1)).file.evaluators[-1].name
+
+
+def test_with_every_evaluator_picked_every_chip_and_pill_is_in_view_at_1280(server):
+    chosen = load_file("with_expected")
+    from jeval_core import evaluators
+
+    token = share.encode(chosen.case, evaluators.ALL)
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        count_runs(page)
+        page.goto(f"{server.url}/?case={token}")
+        page.get_by_text("Details of").first.wait_for(timeout=60_000)
+        wait_for_runs(page, 1)
+
+        def inside(outer: str, items: str) -> list[bool]:
+            """Whether each item lies wholly inside the box of `outer` (nothing clipped)."""
+            return page.evaluate("""([outer, items]) => {
+              const box = document.querySelector(outer).getBoundingClientRect();
+              return [...document.querySelectorAll(outer + ' ' + items)].map(el => {
+                const r = el.getBoundingClientRect();
+                return r.left >= box.left - 1 && r.right <= box.right + 1 && r.width > 0; });
+            }""", [outer, items])
+
+        chips = inside(".st-key-evaluators [data-testid='stMultiSelectTagsContainer']",
+                       "span[title], span > span")
+        assert len([c for c in chips if c]) >= len(evaluators.ALL)
+        pills = inside(".st-key-detail_pick", "button")
+        assert len(pills) == len(evaluators.ALL) and all(pills)
+        width = page.locator("[class*='st-key-chunkbox_'] textarea").first.bounding_box()["width"]
+        assert width >= 280  # a real chunk can be read where it is edited
+        browser.close()

@@ -163,7 +163,17 @@ def test_request_prints_the_body_without_calling_a_judge():
 def test_evaluators_flag_overrides_the_case_file():
     run = jeval("request", SEED, "--evaluators", "chunk_relevance,toxicity")
     ids = list(json.loads(run.stdout)["questions"])
-    assert ids == ["cr0", "cr1", "cr2", "cr3", "tx0"]
+    assert ids == ["cr0", "cr1", "cr2", "cr3", "tx0", "tx1"]  # the answer's two sentences
+
+
+def test_a_case_with_nothing_to_ask_says_no_request_was_sent(tmp_path):
+    case = tmp_path / "no_expected.json"
+    case.write_text(json.dumps({"input": "q?", "output": "a.", "context": ["c."],
+                                "evaluators": ["contextual_recall"]}))
+    run = jeval("score", str(case))
+    assert run.returncode == 0, run.stderr
+    assert "request: none (no evaluator had anything to ask), nothing billed" in run.stdout
+    assert "1 packed request" not in run.stdout
 
 
 def test_case_can_come_from_stdin():

@@ -25,6 +25,7 @@ def load(loaded: CaseFile, origin: str = "") -> None:
     modified once it no longer matches what was loaded.
     """
     case = loaded.case
+    state.put(state.LOADED_EXAMPLE, None)  # an example's loader names itself after this
     state.forget_chunks_and_sliders()
     state.put(state.INPUT, case.input)
     state.put(state.OUTPUT, case.output)
@@ -43,6 +44,7 @@ def load(loaded: CaseFile, origin: str = "") -> None:
 
 def load_example(name: str) -> None:
     load(resources.read_example(name), resources.descriptions()[name])
+    state.put(state.LOADED_EXAMPLE, name)
 
 
 def ensure_case() -> None:

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 INPUT, OUTPUT, EXPECTED = "input", "output", "expected"  # the case's texts
 EVALUATORS = "evaluators"
 EXAMPLE = "example"  # the example picked (None once another case is loaded)
+PENDING_EXAMPLE = "pending_example"  # picked over an edited case: waits for a yes
+LOADED_EXAMPLE = "loaded_example"  # the example in the editor (what the picker goes back to)
+PREVIOUS_CASE = "previous_case"  # the edited case an example replaced (its token): undo
 JUDGE = "judge"
 CALIBRATION = "calibration"  # the calibration profile picked, as "name · fingerprint"
 BASE_URL, KEY_BOX, MODEL = "jev_base_url", "jev_key", "jev_model"  # the hosted connection

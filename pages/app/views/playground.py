@@ -37,7 +37,7 @@ from jeval_core.share import MAX_TOKEN_CHARS
 from jeval_core.text import one_line
 from pages.app import case as editing
 from pages.app import custom, hosted, resources, state
-from pages.app.views import evaluator_editor
+from pages.app.views import evaluator_editor, verdict
 from pages.app.views import report as draw
 from pages.app.views.boundary import boundary
 from pages.app.views.card import result_cards
@@ -85,15 +85,67 @@ def rerun_live() -> None:
 
 
 def on_example() -> None:
+    """An example replaces the case; over an edited one it first asks (the picker shows the
+    case's own example again until the answer)."""
     name = state.get(state.EXAMPLE)
-    if name:
-        editing.load_example(name)
+    if not name:
+        return
+    if editing.modified():
+        state.put(state.PENDING_EXAMPLE, name)
+        state.put(state.EXAMPLE, state.get(state.LOADED_EXAMPLE))
+        return
+    editing.load_example(name)
+
+
+def on_confirm_example() -> None:
+    """Yes: the example replaces the edited case, which is kept to bring back."""
+    name = state.get(state.PENDING_EXAMPLE)
+    state.drop(state.PENDING_EXAMPLE)
+    if not name:
+        return
+    state.put(state.PREVIOUS_CASE, editing.token())
+    editing.load_example(name)
+    state.put(state.EXAMPLE, name)
+
+
+def on_bring_back() -> None:
+    """The edited case an example replaced, back in the editor as it was."""
+    token = state.get(state.PREVIOUS_CASE)
+    state.drop(state.PREVIOUS_CASE)
+    if not token:
+        return
+    try:
+        shared = share.decode(token)
+    except CaseError as err:
+        state.say(state.NOTICE, str(err))
+        return
+    editing.load(shared.file, "your edited case")
+    state.put(state.EXAMPLE, None)
+
+
+def example_questions() -> None:
+    """Under the picker: the question before an example replaces an edited case, and the
+    way back once it has."""
+    pending = state.get(state.PENDING_EXAMPLE)
+    if pending:
+        title = resources.descriptions().get(pending, pending)
+        with st.container(horizontal=True, vertical_alignment="center", key="pending_example"):
+            st.warning(inert(f"Load the example “{title}”? It replaces the case you edited "
+                             "(you can bring it back)."))
+            st.button("Load it", on_click=on_confirm_example, type="primary")
+            st.button("Keep my case", on_click=state.drop, args=(state.PENDING_EXAMPLE,))
+    elif state.get(state.PREVIOUS_CASE):
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.caption("The example replaced the case you were editing.")
+            st.button("Bring back my edited case", on_click=on_bring_back, type="tertiary")
 
 
 def on_revert() -> None:
     """The example again as it was: new chunks for the editor, so the whole page reruns (the
     button is drawn by the live panel, whose own rerun would leave the editor as it was)."""
-    on_example()
+    name = state.get(state.EXAMPLE)
+    if name:  # asked for by name: no question, the person pressed Revert
+        editing.load_example(name)
     st.rerun()
 
 
@@ -172,14 +224,15 @@ def editor() -> dict[str, DeltaGenerator]:
                 ", in rank order")
     slots = {}
     for pos, uid in enumerate(ids):
-        # a flex row rather than four columns: each block on the page costs the browser time
-        # on every edit, not only those an edit redraws (30 chunks: 5 blocks fewer each)
+        # the chunk's text takes the column's whole width (a real chunk is read here); its
+        # moves, the person's label and the judge's verdict share one flex row under it,
+        # which wraps when narrow: never cut off, and few blocks (each costs every edit)
         with st.container(key=f"chunkbox_{uid}"):
-            with st.container(horizontal=True, wrap=False, vertical_alignment="center",
+            where = Address.of_chunk(pos)
+            st.text_area(str(where), key=state.chunk_key(uid), height=110,
+                         persist_state="session", on_change=rerun_live)
+            with st.container(horizontal=True, wrap=True, vertical_alignment="center",
                               gap="small"):
-                where = Address.of_chunk(pos)
-                st.text_area(str(where), key=state.chunk_key(uid), height=68,
-                             persist_state="session", on_change=rerun_live)
                 st.button(f"Move {where} up", key=f"up_{uid}", type="tertiary",
                           on_click=editing.move_chunk, args=(uid, -1), disabled=pos == 0)
                 st.button(f"Move {where} down", key=f"down_{uid}", type="tertiary",
@@ -187,9 +240,6 @@ def editor() -> dict[str, DeltaGenerator]:
                           disabled=pos == len(ids) - 1)
                 st.button(f"Delete {where}", key=f"drop_{uid}", type="tertiary",
                           on_click=editing.delete_chunk, args=(uid,))
-            # the verdict wraps under the label when the column is narrow: never cut off
-            with st.container(horizontal=True, wrap=True, vertical_alignment="center",
-                              gap="small"):
                 st.segmented_control(
                     f"Your label for {where}", [state.RELEVANT, state.NOISE],
                     key=state.label_key(uid), label_visibility="collapsed",
@@ -204,9 +254,9 @@ def editor() -> dict[str, DeltaGenerator]:
             st.radio("separated by", list(editing.SEPARATORS), key=state.PASTE_HOW,
                      horizontal=True, format_func=editing.SEPARATORS.get)
             st.text_area("chunks", key=state.PASTE, height=120, label_visibility="collapsed")
-            left, right = st.columns(2)
-            left.button("Append them", on_click=on_paste, args=(False,))
-            right.button("Replace all chunks", on_click=on_paste, args=(True,))
+            with st.container(horizontal=True, wrap=True, gap="small"):  # never cut off
+                st.button("Append them", on_click=on_paste, args=(False,))
+                st.button("Replace all chunks", on_click=on_paste, args=(True,))
     notice = state.said(state.PASTE_NOTICE)
     if notice:
         st.warning(inert(notice))
@@ -263,8 +313,8 @@ def chunk_verdict(text: str, row: DetailRow | None, offline: str | None = None,
     if label is not None and label != row.yes:
         line += f" :red-badge[✗ you: {state.RELEVANT if label else state.NOISE}]"
     words = [t for _, _, t in row.evidence]
-    if words:
-        line += " why: " + ", ".join(f":orange-background[{inert(w)}]" for w in words[:8])
+    if words:  # one highlight for the list: a highlight's padding would gap each comma
+        line += " why: :orange-background[" + ", ".join(inert(w) for w in words[:8]) + "]"
     st.markdown(line)
 
 
@@ -440,6 +490,8 @@ def panel() -> None:
     notice = state.said(state.NOTICE)
     if notice:  # a damaged link: said on the first screen
         st.warning(inert(notice))
+    if not present:
+        example_questions()
     top = st.container()
     if present:
         live(Slots(top, st.container(), None, {}))
@@ -653,6 +705,9 @@ def what_if(report: Report) -> None:
     if not box.open:  # drawn only when opened: nothing to draw per edit otherwise
         return
     with box:
+        # the effect is drawn beside the sliders: the cards it changes may be out of view
+        word = verdict.of_case(report.passed)
+        st.markdown(f"At these thresholds the case is **:{verdict.colour(word)}[{word}]**")
         names = list(report.results)
         cols = st.columns(2)
         for i, name in enumerate(names):
@@ -660,8 +715,10 @@ def what_if(report: Report) -> None:
             if key not in st.session_state:
                 st.session_state[key] = float(report.results[name].threshold)
             rule = "≥" if report.results[name].higher_is_better else "≤"
-            cols[i % 2].slider(f"{name} passes at score {rule}", 0.0, 1.0, step=0.05,
-                               key=key, on_change=on_threshold, args=(name,), format="%.2f")
+            with cols[i % 2]:
+                st.slider(f"{name} passes at score {rule}", 0.0, 1.0, step=0.05,
+                          key=key, on_change=on_threshold, args=(name,), format="%.2f")
+                st.markdown(draw.chip(name, report.results[name], False))
         if state.thresholds():
             st.button("Back to the default thresholds", on_click=on_reset_thresholds)
 

@@ -37,6 +37,9 @@ CSS = """<style>
 [class*="st-key-down_"] button::before { content: "\\2193" / ""; font-size: 1.15rem; }
 [class*="st-key-drop_"] button::before { content: "\\00d7" / ""; font-size: 1.3rem; }
 .st-key-summary { background: rgba(138, 148, 166, 0.08); }
+[data-testid="stMultiSelectTagsContainer"] { flex-wrap: wrap; overflow: visible; }
+.stMultiSelect .react-aria-ComboBox > div { max-height: none; height: auto; }
+.stButtonGroup > div:last-child { flex-wrap: wrap; overflow: visible; }
 """
 
 
@@ -114,10 +117,12 @@ def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
             lines.append(counts + f" of {plural(chunks, 'retrieved chunk', 'retrieved chunks')}")
         cost = (f"billed ${report.cost_usd:.6f}" if report.usage.input_tokens
                 else f"free here; ~${report.packed.cost_usd:.6f} on Jev")
+        asked = (f"{plural(len(report.packed.asked), 'question', 'questions')} in 1 request"
+                 if report.packed.asked else "nothing to ask: no request sent, nothing billed")
         profile = (f" (calibration profile {inert(report.calibration)})"
                    if report.calibration else "")
-        lines.append(f"judge **{inert(report.judge)}**{profile} · {cost} · "
-                     f"{plural(len(report.packed.asked), 'question', 'questions')} in 1 request"
+        lines.append(f"judge **{inert(report.judge)}**{profile} · "
+                     + (f"{cost} · " if report.packed.asked else "") + asked
                      + (f" · :orange-badge[{inert(note)}]" if note else ""))
         st.markdown("  \n".join(lines))
 
@@ -225,9 +230,10 @@ def questions_table(report: Report, focus: int | None = None) -> None:
             column_config={"id": st.column_config.TextColumn("id", width="small"),
                            "p": st.column_config.NumberColumn("p(yes)", format="%.2f",
                                                               width="small"),
-                           "question": st.column_config.TextColumn("question", width="large"),
-                           "refers to": st.column_config.TextColumn("refers to",
-                                                                    width="large")})
+                           # what was judged is read first; the question's template
+                           # repeats, and the verbatim block below has it whole
+                           "question": st.column_config.TextColumn("question", width="medium"),
+                           "refers to": st.column_config.TextColumn("refers to", width=380)})
     box = st.expander("The questions verbatim, as sent (copy with the button on the block)",
                       key="verbatim_open", on_change="rerun")
     if box.open:  # drawn only when opened: nothing to draw per edit otherwise
@@ -312,12 +318,19 @@ def why(rows: list[DetailRow]) -> None:
                         + highlighted(r.text, r.evidence))
 
 
+TRAILING = set(".,:;!?)]}%'\"…")  # kept inside a highlight: its padding would gap them
+
+
 def highlighted(text: str, spans: tuple[tuple[int, int, str], ...]) -> str:
-    """Markdown of `text`, inert, with each span on an orange background."""
+    """Markdown of `text`, inert, with each span on an orange background. Punctuation right
+    after a span joins it: the background's padding would otherwise open a gap before it
+    ("Price :")."""
     out, at = [], 0
     for start, end, _ in sorted(spans):
         if start < at or end > len(text):
             continue
+        while end < len(text) and text[end] in TRAILING:
+            end += 1
         out.append(inert(text[at:start]))
         out.append(f":orange-background[{inert(text[start:end])}]")
         at = end
