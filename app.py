@@ -37,6 +37,8 @@ def main() -> None:
 if __name__ == "__main__":  # a visitor's run
     main()
 else:  # imported by `streamlit run app.py` (or an ASGI server) to serve the app
-    from pages.app.server import lifespan
+    from starlette.middleware import Middleware
 
-    app = st.App(__file__, lifespan=lifespan)
+    from pages.app.server import PageStyle, lifespan
+
+    app = st.App(__file__, lifespan=lifespan, middleware=[Middleware(PageStyle)])

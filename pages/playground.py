@@ -2,16 +2,17 @@
 
 import streamlit as st
 
-from pages.app.views import playground, report
+from pages.app.views import playground
 
 
 def page() -> None:
-    report.style()
-    playground.one_history_entry_per_page()
     st.title("Playground")
     st.caption("Which retrieved chunks were noise, and is the answer grounded? Every question "
                "below goes to the judge in one request.")
     playground.workbench()  # its own error boundary: it reruns on its own
+    # Last: an HTML element stands as a placeholder until its code has loaded, and at the
+    # top it pushed the title down for the first half second of a visit.
+    playground.one_history_entry_per_page()
 
 
 page()

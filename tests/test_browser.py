@@ -632,3 +632,19 @@ def test_with_every_evaluator_picked_every_chip_and_pill_is_in_view_at_1280(serv
         width = page.locator("[class*='st-key-chunkbox_'] textarea").first.bounding_box()["width"]
         assert width >= 280  # a real chunk can be read where it is edited
         browser.close()
+
+
+@pytest.mark.parametrize("path", ["live", "datasets", "judges", "runs", "evaluators"])
+def test_every_page_title_stands_where_it_will_stay_from_its_first_frame(server, path):
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        count_runs(page)
+        page.goto(f"{server.url}/{path}")
+        title = page.locator("h1").first
+        title.wait_for(timeout=60_000)
+        first = title.bounding_box()["y"]
+        wait_for_runs(page, 1)
+        page.wait_for_timeout(500)
+        assert title.bounding_box()["y"] == first == 40  # the same on every page, at once
+        browser.close()

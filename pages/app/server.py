@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -47,3 +48,52 @@ def serve_by_navigation() -> None:
     from streamlit.runtime.pages_manager import PagesManager
 
     PagesManager.uses_pages_directory = False
+
+
+class PageStyle:
+    """ASGI middleware: the app's few style rules go into its HTML page's <head>, so every
+    page stands as they put it from the first frame. Drawn as an element instead, they
+    waited for that element's code to load, and a page moved 56 px up half a second after
+    it appeared. Every other response passes untouched."""
+
+    def __init__(self, app: Any) -> None:
+        from pages.app.views.report import CSS  # our own constant text: no visitor's
+
+        self.app = app
+        self.style = (CSS + "</style>").encode("utf-8")
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "GET":
+            await self.app(scope, receive, send)
+            return
+        start: dict[str, Any] = {}
+        body: list[bytes] = []
+
+        async def rewrite(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                headers = dict(message.get("headers") or [])
+                if not headers.get(b"content-type", b"").startswith(b"text/html"):
+                    start["pass"] = True
+                    await send(message)
+                    return
+                start["message"] = message
+                return
+            if start.get("pass") or message["type"] != "http.response.body":
+                await send(message)
+                return
+            body.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            page = b"".join(body)
+            head = start["message"]
+            gzipped = dict(head.get("headers") or []).get(b"content-encoding") == b"gzip"
+            if gzipped:  # the page routes compress it themselves: 8 KB, sent as it is
+                page = gzip.decompress(page)
+            page = page.replace(b"</head>", self.style + b"</head>", 1)
+            headers = [(k, v) for k, v in head.get("headers") or []
+                       if k.lower() not in (b"content-length", b"content-encoding")]
+            headers.append((b"content-length", str(len(page)).encode("ascii")))
+            await send({**head, "headers": headers})
+            await send({"type": "http.response.body", "body": page})
+
+        await self.app(scope, receive, rewrite)

@@ -1,14 +1,12 @@
-"""What every page opens with: the style rules, its title and what it is for."""
+"""What every page opens with: its title and what it is for (the style rules are in the
+page's <head>: pages/app/server.py)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from pages.app.views.report import style
-
 
 def frame(title: str, caption: str | None = None) -> None:
-    style()
     st.title(title)
     if caption:
         st.caption(caption)

@@ -26,26 +26,23 @@ from pages.app.views.text import inert, plural
 
 BAR_STEP = 22  # px per bar of a chart
 
+# The app's style rules: served in every page's <head> (pages/app/server.py), before
+# Streamlit's own; each starts with .stApp so that it wins over theirs whatever the order.
 CSS = """<style>
-[data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
-[data-testid="stMetricValue"] { font-size: 1.6rem; }
-[class*="st-key-up_"] button p, [class*="st-key-down_"] button p,
-[class*="st-key-drop_"] button p {
+.stApp [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
+.stApp [data-testid="stMetricValue"] { font-size: 1.6rem; }
+.stApp [class*="st-key-up_"] button p, .stApp [class*="st-key-down_"] button p,
+.stApp [class*="st-key-drop_"] button p {
   position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
   white-space: nowrap; }
-[class*="st-key-up_"] button::before { content: "\\2191" / ""; font-size: 1.15rem; }
-[class*="st-key-down_"] button::before { content: "\\2193" / ""; font-size: 1.15rem; }
-[class*="st-key-drop_"] button::before { content: "\\00d7" / ""; font-size: 1.3rem; }
-.st-key-summary { background: rgba(138, 148, 166, 0.08); }
-[data-testid="stMultiSelectTagsContainer"] { flex-wrap: wrap; overflow: visible; }
-.stMultiSelect .react-aria-ComboBox > div { max-height: none; height: auto; }
-.stButtonGroup > div:last-child { flex-wrap: wrap; overflow: visible; }
+.stApp [class*="st-key-up_"] button::before { content: "\\2191" / ""; font-size: 1.15rem; }
+.stApp [class*="st-key-down_"] button::before { content: "\\2193" / ""; font-size: 1.15rem; }
+.stApp [class*="st-key-drop_"] button::before { content: "\\00d7" / ""; font-size: 1.3rem; }
+.stApp .st-key-summary { background: rgba(138, 148, 166, 0.08); }
+.stApp [data-testid="stMultiSelectTagsContainer"] { flex-wrap: wrap; overflow: visible; }
+.stApp .stMultiSelect .react-aria-ComboBox > div { max-height: none; height: auto; }
+.stApp .stButtonGroup > div:last-child { flex-wrap: wrap; overflow: visible; }
 """
-
-
-def style() -> None:
-    """The page's few style rules (drawn outside the fragment: an edit does not redraw them)."""
-    st.html(CSS + "</style>")
 
 
 FOCUS = "#f0ad4e"
