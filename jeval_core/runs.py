@@ -403,7 +403,8 @@ def save_case(store: Store, loaded: CaseFile, report: Report, name: str | None =
     run_id = store.start_run(
         name=one_line(title, 160) or "Playground case", dataset=PLAYGROUND, dataset_hash=digest,
         judge=report.judge, model=report.model, evaluators=list(report.results),
-        thresholds=dict(report.thresholds), cases=1)
+        thresholds=dict(report.thresholds), cases=1,
+        definitions=evaluator_files.definitions(report.packed.selected))
     store.add_case(run_id, 0, case_id=row.id, case=data, report=report.to_dict(), error=None,
                    passed=report.passed,
                    scores={n: r.score for n, r in report.results.items()},

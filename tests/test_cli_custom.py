@@ -6,11 +6,13 @@ import os
 import subprocess
 import sys
 
+from dataclasses import replace
+
 import pytest
-from conftest import ROOT
+from conftest import ROOT, load_file
 from jev_servers import MockProcess
 
-from jeval_core import datasets, evaluator_files, judges, runs
+from jeval_core import datasets, evaluator_files, judges, runs, score
 from jeval_core.errors import JevalError
 from jeval_core.store import open_store
 
@@ -113,3 +115,13 @@ def test_a_run_keeps_the_definitions_it_used_and_resumes_with_them(tmp_path):
                                         "`context[i]` states a fee."}])[0]])
         with pytest.raises(JevalError, match="asked another question for states_a_limit"):
             runs.check_resumable(stored, judges.get("lexical"), tuple(changed.values()), {})
+
+
+def test_a_playground_case_kept_as_a_run_keeps_its_custom_definitions(tmp_path):
+    custom = evaluator_files.evaluators(evaluator_files.read([LIMIT]))
+    loaded = replace(load_file("jev_pricing"), evaluators=tuple(custom.values()))
+    report = score(loaded.case, loaded.chosen(), judges.get("lexical"))
+    with open_store(f"sqlite:///{tmp_path / 'runs.db'}") as store:
+        run_id = runs.save_case(store, loaded, report)
+        chosen, _ = runs.stored_settings(store.run(run_id))
+    assert [e.name for e in chosen] == ["states_a_limit"]
