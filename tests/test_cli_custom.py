@@ -5,7 +5,6 @@ import json
 import os
 import subprocess
 import sys
-
 from dataclasses import replace
 
 import pytest
