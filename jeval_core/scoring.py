@@ -17,8 +17,9 @@ from . import judges, wire
 from .address import Address
 from .case import Case
 from .evaluators import Evaluator
+from .evaluators.base import threshold_clause
 from .judges import Answers, Judge, Usage
-from .judges.base import Span
+from .judges.base import Direct, Span
 from .request import Packed, pack
 from .results import UNSURE, Result, case_passed
 
@@ -65,6 +66,7 @@ class Report:
     model: str | None = None
     request_id: str | None = None
     calibration: str | None = None  # the calibration profile that judged, if any
+    direct: dict[str, Direct] = field(default_factory=dict)  # scores the judge gave whole
 
     @property
     def passed(self) -> bool | None:
@@ -80,7 +82,7 @@ class Report:
         """The same answers reduced at other thresholds; the judge is not asked again."""
         merged = {**self.thresholds, **thresholds}
         return replace(self, results=reduce_all(self.packed, self.answers, merged,
-                                                self.evidence, self.unsure),
+                                                self.evidence, self.unsure, self.direct),
                        thresholds=merged)
 
     def rows(self, evaluator: str) -> list[DetailRow]:
@@ -132,7 +134,8 @@ def run(packed: Packed, judge: Judge, thresholds: Mapping[str, float] | None = N
     chosen = dict(thresholds or {})
     return Report(
         judge=judge.name,
-        results=reduce_all(packed, answers.p, chosen, answers.evidence, answers.unsure),
+        results=reduce_all(packed, answers.p, chosen, answers.evidence, answers.unsure,
+                           answers.direct),
         packed=packed,
         usage=answers.usage,
         latency_s=latency,
@@ -145,6 +148,7 @@ def run(packed: Packed, judge: Judge, thresholds: Mapping[str, float] | None = N
         model=answers.model,
         request_id=answers.request_id,
         calibration=getattr(judge, "calibration", None),
+        direct=dict(answers.direct),
     )
 
 
@@ -166,10 +170,12 @@ def reduce_all(
     packed: Packed, answers: Mapping[str, float], thresholds: Mapping[str, float],
     evidence: Mapping[str, tuple[Span, ...]] | None = None,
     unsure: frozenset[str] = frozenset(),
+    direct: Mapping[str, Direct] | None = None,
 ) -> dict[str, Result]:
     """Each evaluator's result from the shared answers, in the order they were selected;
     each detail row carries the judge's evidence for its question, when it gave any, and
-    reads "unsure" where the judge's p is in its unsure band."""
+    reads "unsure" where the judge's p is in its unsure band. A score the judge gave whole
+    (`direct`) replaces the share of yes, with its formula in the reason."""
     results: dict[str, Result] = {}
     for evaluator in packed.selected:
         threshold = thresholds.get(evaluator.name, evaluator.threshold)
@@ -188,5 +194,16 @@ def reduce_all(
             result = replace(result, details=tuple(
                 replace(d, unsure=True, verdict=UNSURE) if d.id in doubtful else d
                 for d in result.details))
+        whole = (direct or {}).get(evaluator.name)
+        if whole is not None:
+            result = _scored_whole(result, whole)
         results[evaluator.name] = result
     return results
+
+
+def _scored_whole(result: Result, whole: Direct) -> Result:
+    """The result with the judge's own score and formula (the rows kept where they mean
+    something about it)."""
+    clause = threshold_clause(whole.score, result.threshold, result.higher_is_better)
+    return replace(result, score=whole.score, share=None, reason=f"{whole.formula}: {clause}.",
+                   details=result.details if whole.per_question else ())
