@@ -450,7 +450,8 @@ class Store:
     def _summaries(self, where: Any | None) -> list[RunSummary]:
         c = cases_t.c
         counts = (sa.select(c.run_id, sa.func.count().label("done"),
-                            sa.func.count(c.passed).label("verdicts"),
+                            # an incomplete case (passed NULL, a report) is not a pass
+                            sa.func.count(c.report).label("verdicts"),
                             sa.func.sum(sa.case((c.passed.is_(True), 1), else_=0)).label("passed"))
                   .group_by(c.run_id).subquery())
         query = (sa.select(runs_t, counts.c.done, counts.c.verdicts, counts.c.passed)
