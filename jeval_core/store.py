@@ -450,8 +450,10 @@ class Store:
     def _summaries(self, where: Any | None) -> list[RunSummary]:
         c = cases_t.c
         counts = (sa.select(c.run_id, sa.func.count().label("done"),
-                            # an incomplete case (passed NULL, a report) is not a pass
-                            sa.func.count(c.report).label("verdicts"),
+                            # a verdict, or a report without one: an incomplete case is
+                            # not a pass, so it counts against the pass rate
+                            sa.func.sum(sa.case((c.passed.is_not(None) | c.report.is_not(None),
+                                                 1), else_=0)).label("verdicts"),
                             sa.func.sum(sa.case((c.passed.is_(True), 1), else_=0)).label("passed"))
                   .group_by(c.run_id).subquery())
         query = (sa.select(runs_t, counts.c.done, counts.c.verdicts, counts.c.passed)

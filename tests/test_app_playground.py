@@ -539,8 +539,8 @@ def test_judges_side_by_side():
     open_expander(at, "compare_open")
     at.toggle(key="compare_on").set_value(True).run()
     frames = [d.value for d in at.dataframe if "p lexical" in d.value.columns]
-    assert frames and list(frames[0].columns) == ["id", "p local", "p lexical", "agree",
-                                                  "refers to"]
+    assert frames and list(frames[0].columns) == [
+        "id", *(f"p {name}" for name in judges.offline_names()), "agree", "refers to"]
     assert any("agree on" in m.value for m in at.markdown)
 
 
