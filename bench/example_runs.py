@@ -2,6 +2,7 @@
 
     python bench/example_runs.py            # writes assets/runs/examples.json (~30 s here)
     python bench/example_runs.py --check    # scores again and says whether the file matches
+    python bench/example_runs.py --load     # times loading the file into a new store (5x)
 
 Each example run (`jeval_core.runs.SEEDS`) is a real `run_dataset` of the sample dataset with
 the judge it names, into a throwaway store; the fixture keeps every run and case as stored,
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from jeval_core import datasets, evaluators, judges  # noqa: E402
-from jeval_core.runs import EXAMPLES, SAMPLE, SEEDS, export_runs, run_dataset  # noqa: E402
+from jeval_core.runs import EXAMPLES, SAMPLE, SEEDS, export_runs, run_dataset, seed  # noqa: E402
 from jeval_core.store import open_store  # noqa: E402
 
 
@@ -71,11 +72,31 @@ def comparable(data: dict) -> list:
             for run in data["runs"]]
 
 
+def time_load(times: int = 5) -> None:
+    """What a new store's first Dashboard visit waits for: `runs.seed` into an empty SQLite
+    file, then the run list."""
+    for _ in range(times):
+        with tempfile.TemporaryDirectory() as tmp, open_store(f"sqlite:///{tmp}/r.db") as store:
+            started = time.perf_counter()
+            made = seed(store)
+            loaded = time.perf_counter() - started
+            started = time.perf_counter()
+            store.runs()
+            listed = time.perf_counter() - started
+        print(f"load {len(made)} example runs into a new store: {loaded * 1000:.0f} ms; "
+              f"list them: {listed * 1000:.0f} ms")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true",
                         help="score again and compare with the fixture instead of writing it")
+    parser.add_argument("--load", action="store_true",
+                        help="time loading the fixture into a new store instead")
     args = parser.parse_args()
+    if args.load:
+        time_load()
+        return 0
     data = score_all()
     if args.check:
         same = comparable(data) == comparable(json.loads(EXAMPLES.read_text("utf-8")))
