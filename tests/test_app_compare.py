@@ -161,7 +161,7 @@ def test_the_hosted_judge_without_a_key_is_refused_before_anything_runs(monkeypa
     at.multiselect(key="cmp_judges").set_value(["lexical", "jev"]).run()
     at.button(key="cmp_run").click().run()
     [error] = [shown(e.value) for e in at.error]
-    assert error.startswith("no API key for https:") and "Nothing was sent" in error
+    assert error.startswith("no API key for `https:") and "Nothing was sent" in error
     with open_store() as store:
         assert store.runs() == []
 
