@@ -11,6 +11,11 @@ import streamlit as st
 ASSETS = Path(__file__).resolve().parent / "assets"
 
 
+def _live() -> None:
+    """`/live`: open the Playground with whatever the address carried (a share link)."""
+    st.switch_page("pages/playground.py", query_params=st.query_params.to_dict())
+
+
 def main() -> None:
     from pages.app import case, sidebar
 
@@ -20,15 +25,25 @@ def main() -> None:
     case.ensure_case()  # before the sidebar: a share link may choose the judge
     # st.navigation comes before any widget of this file: a widget's id includes the hash of
     # the script that draws it, and this file's must be the same on every run.
+    # The default page's path is given ("/play" answers too): left to Streamlit, a rerun
+    # after a widget bound to the query string lost the sidebar in AppTest (seen, not
+    # explained); `/live` is the Playground's old address, kept below.
+    playground = st.Page("pages/playground.py", title="Playground", default=True,
+                         url_path="play")
     page = st.navigation([
-        st.Page("pages/playground.py", title="Playground", default=True, url_path="live"),
+        playground,
         st.Page("pages/dataset.py", title="Dataset", url_path="datasets"),
         st.Page("pages/compare.py", title="Compare", url_path="judges"),
         st.Page("pages/dashboard.py", title="Dashboard", url_path="runs"),
         st.Page("pages/metrics.py", title="Metrics", url_path="evaluators"),
+        # `/live` (where the hosted judge's live mode is): the Playground, the case kept
+        st.Page(_live, title="Live", url_path="live", visibility="hidden"),
     ])
-    if page.title in ("Playground", "Dataset", "Compare"):  # Metrics and Dashboard judge nothing
+    # Compare picks its own judges, Metrics and Dashboard judge nothing: no judge radio there
+    if page.title in ("Playground", "Dataset"):
         sidebar.judge_settings()
+    elif page.title == "Compare":
+        sidebar.hosted_connection()
     if page.title == "Playground":
         sidebar.presentation_toggle()
     page.run()

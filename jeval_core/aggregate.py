@@ -293,7 +293,7 @@ class Summary:
     passed: int = 0
     failed: int = 0
     errored: int = 0  # the judge could not answer, the request was over budget, a bug
-    unscored: int = 0  # scored, but every evaluator was skipped
+    incomplete: int = 0  # nothing failed, but an attached evaluator was skipped: not a pass
     pending: int = 0  # no outcome yet (a run cancelled or still going)
     evaluators: dict[str, EvaluatorSummary] = field(default_factory=dict)
     chunks: ChunkSummary | None = None
@@ -305,15 +305,15 @@ class Summary:
 
     @property
     def pass_rate(self) -> float | None:
-        """Share of cases that passed, among those with a verdict."""
-        decided = self.passed + self.failed
+        """Share of the scored cases that passed: an incomplete case is not a pass."""
+        decided = self.passed + self.failed + self.incomplete
         return self.passed / decided if decided else None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: plain numbers, strings and None."""
         return {
             "cases": self.cases, "passed": self.passed, "failed": self.failed,
-            "errored": self.errored, "unscored": self.unscored, "pending": self.pending,
+            "errored": self.errored, "incomplete": self.incomplete, "pending": self.pending,
             "pass_rate": self.pass_rate,
             "evaluators": {name: e.to_dict() for name, e in self.evaluators.items()},
             "chunks": self.chunks.to_dict() if self.chunks else None,
@@ -335,7 +335,8 @@ class Summary:
         return cls(
             cases=int(data.get("cases", 0)), passed=int(data.get("passed", 0)),
             failed=int(data.get("failed", 0)), errored=int(data.get("errored", 0)),
-            unscored=int(data.get("unscored", 0)), pending=int(data.get("pending", 0)),
+            incomplete=int(data.get("incomplete", data.get("unscored", 0))),
+            pending=int(data.get("pending", 0)),
             evaluators={name: EvaluatorSummary.from_dict(name, e)
                         for name, e in (data.get("evaluators") or {}).items()},
             chunks=part("chunks", ChunkSummary.from_dict),
@@ -359,7 +360,7 @@ def summarise(rows: Sequence[DatasetRow], outcomes: Iterable[Scoring],
     about (blank chunks are not); precision@k from labels is the retriever's truth and
     needs no judge, so every labelled row given counts."""
     by_index = {o.index: o for o in outcomes}
-    passed = failed = errored = unscored = pending = 0
+    passed = failed = errored = incomplete = pending = 0
     tokens = requests = 0
     cost = 0.0
     per_evaluator: dict[str, list[Result]] = {}
@@ -383,7 +384,7 @@ def summarise(rows: Sequence[DatasetRow], outcomes: Iterable[Scoring],
         verdict = report.passed
         passed += verdict is True
         failed += verdict is False
-        unscored += verdict is None
+        incomplete += verdict is None
         tokens += report.usage.input_tokens
         requests += report.usage.requests
         cost += report.cost_usd
@@ -404,7 +405,7 @@ def summarise(rows: Sequence[DatasetRow], outcomes: Iterable[Scoring],
                     actual.append(bool(row.labels[c]))
                     ps.append(p)
     return Summary(
-        cases=len(rows), passed=passed, failed=failed, errored=errored, unscored=unscored,
+        cases=len(rows), passed=passed, failed=failed, errored=errored, incomplete=incomplete,
         pending=pending,
         evaluators={name: _evaluator(name, results) for name, results in per_evaluator.items()},
         chunks=ChunkSummary(chunk_cases, len(predicted), verdict_metrics(predicted, actual),

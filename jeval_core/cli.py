@@ -330,7 +330,7 @@ def render_text(report: Report) -> str:
         lines += _table([("id", "judged", "p", "verdict", "question")]
                         + [(d.id, d.judged, f"{d.p:.2f}", d.verdict, d.question)
                            for d in r.details], indent="  ")
-    overall = {True: "PASSED", False: "FAILED", None: "NOT SCORED"}[report.passed]
+    overall = {True: "PASSED", False: "FAILED", None: "INCOMPLETE"}[report.passed]
     lines += ["", f"case: {overall}"]
     return "\n".join(lines)
 

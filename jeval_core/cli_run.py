@@ -302,7 +302,8 @@ def render_summary(outcome: RunOutcome) -> str:
     judged = f"judge {run.judge}" + (f" (calibration {run.calibration})"
                                       if run.calibration else "")
     lines = [f"run {run.id[:8]} · {run.name} · {judged} · {run.status}",
-             f"cases: {s.cases} · passed {s.passed} · failed {s.failed} · errors {s.errored}"
+             f"cases: {s.cases} · passed {s.passed} · failed {s.failed} · incomplete "
+             f"{s.incomplete} · errors {s.errored}"
              f" · pass rate {percent(s.pass_rate)} · {s.input_tokens:,} input tokens · "
              f"${s.cost_usd:.6f}", ""]
     rows: list[Sequence[str]] = [("evaluator", "cases", "mean score", "pass rate", "skipped")]

@@ -141,8 +141,11 @@ class Result:
 
 
 def case_passed(results: Mapping[str, Result]) -> bool | None:
-    """A case passes only if every scored evaluator passes; None when nothing was scored."""
-    scored = [r for r in results.values() if not r.skipped]
-    if not scored:
+    """True only if every evaluator attached to the case passed (seed 001); False when one
+    failed; None, incomplete, when none failed but one was skipped ("needs `expected`") or
+    nothing was attached: a metric that could not be scored is not a pass."""
+    if any(r.passed is False for r in results.values()):
+        return False
+    if not results or any(r.skipped for r in results.values()):
         return None
-    return all(r.passed for r in scored)
+    return True

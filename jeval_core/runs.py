@@ -13,8 +13,9 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
-from . import evaluator_files, wire
+from . import evaluator_files
 from . import evaluators as registry
 from .aggregate import Summary, summarise
 from .batch import Outcome, score_many
@@ -324,61 +325,58 @@ def _finish(store: Store, run_id: str, dataset: Dataset,
     return summary
 
 
-SAMPLE = Path(__file__).resolve().parent.parent / "assets" / "datasets" / "sample.jsonl"
-# (name, judge, thresholds) of the example runs a new history starts with.
-SEEDS: tuple[tuple[str, str, dict[str, float]], ...] = (
-    ("Example · sample dataset · lexical judge", "lexical", {}),
-    ("Example · sample dataset · local judge", "local", {}),
-    ("Example · sample dataset · local judge, strict chunks (0.7)", "local",
-     {"chunk_relevance": 0.7}),
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
+# The example runs a new history starts with: scored once by `python bench/example_runs.py`
+# (which says the judge and the commit in the file) and loaded from here, never rescored.
+EXAMPLES = ROOT / "assets" / "runs" / "examples.json"
+ANSWER_QUALITY = ("faithfulness", "answer_relevancy", "hallucination", "toxicity")
+RETRIEVAL = ("chunk_relevance", "contextual_precision")
+# (name, judge, evaluators, thresholds) of each example run, as bench/example_runs.py scores it.
+SEEDS: tuple[tuple[str, str, tuple[str, ...], dict[str, float]], ...] = (
+    ("Example · answer quality · devx-ai scorer", "devx", ANSWER_QUALITY, {}),
+    ("Example · answer quality · lexical judge", "lexical", ANSWER_QUALITY, {}),
+    ("Example · answer quality · local judge", "local", ANSWER_QUALITY, {}),
+    ("Example · retrieval · local judge (contextual precision needs `expected`)", "local",
+     RETRIEVAL, {}),
 )
 _seeding = threading.Lock()
 
 
-class _Remembering:
-    """A judge that answers a request it has seen before from memory: the example runs that
-    differ only in thresholds ask the local judge once (its answers are deterministic)."""
-
-    def __init__(self, inner: Judge) -> None:
-        self.inner = inner
-        self.name, self.approximates, self.note = inner.name, inner.approximates, inner.note
-        self.model = inner.model
-        self.base_url = judge_base_url(inner)
-        self.price_per_billion_input_tokens = inner.price_per_billion_input_tokens
-        self._seen: dict[bytes, Answers] = {}
-
-    def answer(self, packed: Packed) -> Answers:
-        key = wire.encode(packed.body)
-        if key not in self._seen:
-            self._seen[key] = self.inner.answer(packed)
-        return self._seen[key]
-
-    def warm_up(self) -> None:
-        self.inner.warm_up()
-
-    def close(self) -> None:
-        self.inner.close()
+def export_runs(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Ended runs as the examples' fixture keeps them: every field and every case, so that
+    `Store.import_run` brings each back as it was."""
+    out = []
+    for run_id in run_ids:
+        run = store.run(run_id)
+        out.append({
+            "name": run.name, "dataset": run.dataset, "dataset_hash": run.dataset_hash,
+            "judge": run.judge, "model": run.model, "evaluators": run.evaluators,
+            "thresholds": run.thresholds, "started_at": run.started_at.isoformat(),
+            "finished_at": (run.finished_at or run.started_at).isoformat(),
+            "status": run.status, "cases": run.cases,
+            "aggregates": run.summary.to_dict(), "input_tokens": run.input_tokens,
+            "cost_usd": run.cost_usd, "seeded": run.seeded, "base_url": run.base_url,
+            "calibration": run.calibration, "definitions": run.definitions,
+            "rows": [{"index": c.index, "case_id": c.case_id, "case": c.data,
+                      "report": None if c.report is None else c.report.to_dict(),
+                      "error": c.error, "passed": c.passed, "scores": c.scores,
+                      "input_tokens": c.input_tokens, "cost_usd": c.cost_usd}
+                     for c in store.cases(run_id)]})
+    return out
 
 
-def seed(store: Store, dataset_path: Path = SAMPLE) -> list[str]:
-    """On an empty store, score the sample dataset for real into a few clearly labelled example
-    runs, so the history and the dashboard have something to show; ids of the runs made."""
-    from . import datasets, judges
+def seed(store: Store, fixture: Path = EXAMPLES) -> list[str]:
+    """On an empty store, load the example runs from their fixture (scored once, by the judge
+    each names; see bench/example_runs.py), so the history and the Dashboard have something
+    to show at once; ids of the runs made."""
+    import json
 
     with _seeding:
-        if not store.is_empty() or not dataset_path.is_file():
+        if not store.is_empty() or not fixture.is_file():
             return []
-        dataset = datasets.load(dataset_path)
-        made = []
-        kept = {name: _Remembering(judges.get(name)) for name in {j for _, j, _ in SEEDS}}
-        try:
-            for name, judge_name, thresholds in SEEDS:
-                made.append(run_dataset(dataset, kept[judge_name], store, thresholds=thresholds,
-                                        name=name, seeded=True).run.id)
-        finally:
-            for judge in kept.values():
-                judge.close()
-        return made
+        data = json.loads(fixture.read_text("utf-8"))
+        return [store.import_run(run, run["rows"]) for run in data["runs"]]
 
 
 PLAYGROUND = "playground"  # the dataset name of cases saved from the Playground

@@ -17,8 +17,9 @@ from . import judges, wire
 from .address import Address
 from .case import Case
 from .evaluators import Evaluator
+from .evaluators.base import threshold_clause
 from .judges import Answers, Judge, Usage
-from .judges.base import Span
+from .judges.base import Direct, Span
 from .request import Packed, pack
 from .results import UNSURE, Result, case_passed
 
@@ -65,6 +66,7 @@ class Report:
     model: str | None = None
     request_id: str | None = None
     calibration: str | None = None  # the calibration profile that judged, if any
+    direct: dict[str, Direct] = field(default_factory=dict)  # scores the judge gave whole
 
     @property
     def passed(self) -> bool | None:
@@ -80,7 +82,8 @@ class Report:
         """The same answers reduced at other thresholds; the judge is not asked again."""
         merged = {**self.thresholds, **thresholds}
         return replace(self, results=reduce_all(self.packed, self.answers, merged,
-                                                self.evidence, self.unsure, self.approximates),
+                                                self.evidence, self.unsure, self.direct,
+                                                self.approximates),
                        thresholds=merged)
 
     def evaluator(self, name: str) -> Evaluator:
@@ -137,7 +140,7 @@ def run(packed: Packed, judge: Judge, thresholds: Mapping[str, float] | None = N
     return Report(
         judge=judge.name,
         results=reduce_all(packed, answers.p, chosen, answers.evidence, answers.unsure,
-                           judge.approximates),
+                           answers.direct, judge.approximates),
         packed=packed,
         usage=answers.usage,
         latency_s=latency,
@@ -150,6 +153,7 @@ def run(packed: Packed, judge: Judge, thresholds: Mapping[str, float] | None = N
         model=answers.model,
         request_id=answers.request_id,
         calibration=getattr(judge, "calibration", None),
+        direct=dict(answers.direct),
     )
 
 
@@ -171,12 +175,14 @@ def reduce_all(
     packed: Packed, answers: Mapping[str, float], thresholds: Mapping[str, float],
     evidence: Mapping[str, tuple[Span, ...]] | None = None,
     unsure: frozenset[str] = frozenset(),
+    direct: Mapping[str, Direct] | None = None,
     approximates: bool = False,
 ) -> dict[str, Result]:
     """Each evaluator's result from the shared answers, in the order they were selected;
     each detail row carries the judge's evidence for its question, when it gave any, and
-    reads "unsure" where the judge's p is in its unsure band. A custom evaluator answered by
-    an offline judge (`approximates`) is marked approximate."""
+    reads "unsure" where the judge's p is in its unsure band. A score the judge gave whole
+    (`direct`) replaces the share of yes, with its formula in the reason. A custom evaluator
+    answered by an offline judge (`approximates`) is marked approximate."""
     results: dict[str, Result] = {}
     for evaluator in packed.selected:
         threshold = thresholds.get(evaluator.name, evaluator.threshold)
@@ -195,7 +201,18 @@ def reduce_all(
             result = replace(result, details=tuple(
                 replace(d, unsure=True, verdict=UNSURE) if d.id in doubtful else d
                 for d in result.details))
+        whole = (direct or {}).get(evaluator.name)
+        if whole is not None:
+            result = _scored_whole(result, whole)
         if approximates and evaluator.custom:
             result = replace(result, approximate=True)
         results[evaluator.name] = result
     return results
+
+
+def _scored_whole(result: Result, whole: Direct) -> Result:
+    """The result with the judge's own score and formula (the rows kept where they mean
+    something about it)."""
+    clause = threshold_clause(whole.score, result.threshold, result.higher_is_better)
+    return replace(result, score=whole.score, share=None, reason=f"{whole.formula}: {clause}.",
+                   details=result.details if whole.per_question else ())

@@ -14,7 +14,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -411,6 +411,40 @@ class Store:
         self._transact(insert, "save")
         return run_id
 
+    def import_run(self, run: Mapping[str, Any], cases: Sequence[Mapping[str, Any]]) -> str:
+        """Store a whole ended run at once, as it was recorded elsewhere (the example runs'
+        fixture): one transaction, its own times kept; the id of the new run."""
+        run_id = uuid.uuid4().hex
+        values = dict(
+            id=run_id, name=str(run["name"]), dataset=str(run["dataset"]),
+            dataset_hash=str(run["dataset_hash"]), judge=str(run["judge"]),
+            model=run.get("model"), evaluators=_dumps(list(run["evaluators"])),
+            thresholds=_dumps(dict(run["thresholds"])),
+            started_at=_utc(datetime.fromisoformat(run["started_at"])),
+            finished_at=_utc(datetime.fromisoformat(run["finished_at"])),
+            status=str(run["status"]), cases=int(run["cases"]),
+            aggregates=_dumps(run["aggregates"]), input_tokens=int(run["input_tokens"]),
+            cost_usd=float(run["cost_usd"]), seeded=bool(run.get("seeded", False)),
+            base_url=run.get("base_url"), calibration=run.get("calibration"),
+            definitions=_dumps(run["definitions"]) if run.get("definitions") else None)
+        rows = [{"run_id": run_id, "idx": int(c["index"]), "case_id": str(c["case_id"]),
+                 "case_json": _dumps(c["case"]),
+                 "report": None if c.get("report") is None else _dumps(c["report"]),
+                 "error": c.get("error"), "passed": c.get("passed"),
+                 "scores": _dumps(dict(c.get("scores") or {})),
+                 "input_tokens": int(c.get("input_tokens", 0)),
+                 "cost_usd": float(c.get("cost_usd", 0.0))} for c in cases]
+
+        def insert(conn: Connection) -> None:
+            if conn.execute(sa.select(runs_t.c.id).where(runs_t.c.id == run_id)).first():
+                return  # a retry after an outage found it committed
+            conn.execute(runs_t.insert().values(**values))
+            if rows:
+                conn.execute(cases_t.insert(), rows)
+
+        self._transact(insert, "save")
+        return run_id
+
     def add_case(self, run_id: str, index: int, *, case_id: str, case: dict[str, Any],
                  report: dict[str, Any] | None, error: str | None, passed: bool | None,
                  scores: Mapping[str, float | None], input_tokens: int,
@@ -476,7 +510,10 @@ class Store:
     def _summaries(self, where: Any | None) -> list[RunSummary]:
         c = cases_t.c
         counts = (sa.select(c.run_id, sa.func.count().label("done"),
-                            sa.func.count(c.passed).label("verdicts"),
+                            # a verdict, or a report without one: an incomplete case is
+                            # not a pass, so it counts against the pass rate
+                            sa.func.sum(sa.case((c.passed.is_not(None) | c.report.is_not(None),
+                                                 1), else_=0)).label("verdicts"),
                             sa.func.sum(sa.case((c.passed.is_(True), 1), else_=0)).label("passed"))
                   .group_by(c.run_id).subquery())
         query = (sa.select(runs_t, counts.c.done, counts.c.verdicts, counts.c.passed)

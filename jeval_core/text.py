@@ -12,6 +12,7 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -55,13 +56,14 @@ def percent(share: float | None, none: str = "-") -> str:
     99,900 of 100,000 is "99.9%", not "100%"."""
     if share is None:
         return none
-    value = share * 100
+    value = Decimal(repr(share * 100))
     for places in range(4):
-        shown = f"{value:.{places}f}"
+        # half up, as the charts' d3 format rounds: 1 of 8 reads 13% on the card and the bar
+        shown = str(value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
         if (0 < share < 1 and float(shown) in (0.0, 100.0)):
             continue
         return shown + "%"
-    return (f"{value:.4f}".rstrip("0").rstrip(".") or "0") + "%"
+    return (f"{float(value):.4f}".rstrip("0").rstrip(".") or "0") + "%"
 
 
 def number(value: float | None, none: str = "-") -> str:

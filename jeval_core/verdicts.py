@@ -1,8 +1,9 @@
 """The words a verdict is said in, once for the CLI, the comparisons and every page.
 
 A case or an evaluator PASSes or FAILs; a case the judge could not answer is an ERROR; a case
-with nothing scored has no verdict (NOT SCORED); an evaluator with nothing to judge is
-skipped.
+that failed nothing but had an attached evaluator skipped ("needs `expected`"), or nothing
+scored at all, is INCOMPLETE: not a pass (seed 001: a case passes only if every metric
+attached to the run passes); an evaluator with nothing to judge is skipped.
 """
 
 from __future__ import annotations
@@ -13,15 +14,15 @@ if TYPE_CHECKING:
     from .results import Result
 
 PASS, FAIL, ERROR = "PASS", "FAIL", "ERROR"
-NOT_SCORED = "NOT SCORED"
+INCOMPLETE = "INCOMPLETE"
 SKIPPED = "skipped"
 
 
 def of_case(passed: bool | None, error: str | None = None) -> str:
-    """A case's verdict: an error wins, then pass/fail, else no verdict."""
+    """A case's verdict: an error wins, then pass/fail, else incomplete."""
     if error:
         return ERROR
-    return {True: PASS, False: FAIL, None: NOT_SCORED}[passed]
+    return {True: PASS, False: FAIL, None: INCOMPLETE}[passed]
 
 
 def of_result(result: Result) -> str:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from jeval_core import JevalError, datasets
+from jeval_core import JevalError, datasets, judges
 from jeval_core.address import Address
 from jeval_core.aggregate import (
     auc,
@@ -20,6 +20,7 @@ from jeval_core.batch import Outcome, score_many
 from jeval_core.evaluators import chunk_relevance, contextual_recall
 from jeval_core.judges import Answers, OfflineJudge, Usage
 from jeval_core.results import Detail, Result
+from jeval_core.runs import SAMPLE
 
 
 def test_precision_recall_f1_by_hand():
@@ -150,7 +151,7 @@ def summary():
 def test_summary_counts_cases_by_fate(summary):
     # A: 2/4 = 0.5 passes at 0.5; B: 2/3 passes; C: 0/2 fails; D errored; E has no outcome.
     assert (summary.cases, summary.passed, summary.failed) == (5, 2, 1)
-    assert (summary.errored, summary.unscored, summary.pending) == (1, 0, 1)
+    assert (summary.errored, summary.incomplete, summary.pending) == (1, 0, 1)
     assert summary.pass_rate == pytest.approx(2 / 3)
 
 
@@ -245,3 +246,20 @@ def test_skipped_evaluators_count_as_skipped_not_as_a_zero_score():
     recall = summarise(rows, outcomes).evaluators["contextual_recall"]
     assert (recall.scored, recall.skipped, recall.mean_score, recall.pass_rate) == (
         0, 1, None, None)
+
+
+def test_an_incomplete_case_is_not_a_pass_in_the_pass_rate():
+    """Two sample rows with contextual_recall attached: the one with `expected` passes at a
+    zero bar, the one without has its recall skipped, so it is incomplete: 1 of 2 passed."""
+    rows = list(datasets.load(SAMPLE).rows)
+    with_expected = next(r for r in rows if r.case.expected is not None)
+    without = next(r for r in rows if r.case.expected is None)
+    picked = [with_expected, without]
+    chosen = [chunk_relevance.EVALUATOR, contextual_recall.EVALUATOR]
+    outcomes = score_many([r.case for r in picked], chosen, judges.get("lexical"),
+                          thresholds={"chunk_relevance": 0.0, "contextual_recall": 0.0})
+    assert [o.report.passed for o in outcomes] == [True, None]
+    summary = summarise(picked, outcomes)
+    assert (summary.passed, summary.failed, summary.incomplete) == (1, 0, 1)
+    assert summary.pass_rate == pytest.approx(1 / 2)
+    assert summary.to_dict()["incomplete"] == 1

@@ -9,7 +9,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from jeval_core import judges, runs
+from jeval_core import judges
 from jeval_core.errors import JudgeError
 from jeval_core.judges import catalog
 from jeval_core.judges.base import Answers, OfflineJudge
@@ -32,7 +32,6 @@ class SteadyJudge(OfflineJudge):
 def _steady_in_the_catalog(monkeypatch):
     monkeypatch.setitem(catalog.CATALOG, NAME, catalog.Entry(
         NAME, "Steady", "Steady (test only)", lambda **_: SteadyJudge()))
-    monkeypatch.setattr(runs, "SEEDS", (("Example · lexical", "lexical", {}),))
 
 
 def shown(markdown: str) -> str:

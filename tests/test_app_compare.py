@@ -122,8 +122,8 @@ def test_each_judges_pass_is_stored_as_a_run():
 
 
 def with_jev(at: AppTest, url: str, key: str) -> AppTest:
-    """The hosted judge's connection, set in the sidebar as a user does."""
-    at.radio(key="judge").set_value("jev").run()
+    """The hosted judge's connection, set in the sidebar as a user does (the page shows only
+    the connection there, no judge radio)."""
     at.text_input(key="jev_base_url").set_value(url).run()
     return at.text_input(key="jev_key").set_value(key).run()
 
@@ -161,7 +161,7 @@ def test_the_hosted_judge_without_a_key_is_refused_before_anything_runs(monkeypa
     at.multiselect(key="cmp_judges").set_value(["lexical", "jev"]).run()
     at.button(key="cmp_run").click().run()
     [error] = [shown(e.value) for e in at.error]
-    assert error.startswith("no API key for https:") and "Nothing was sent" in error
+    assert error.startswith("no API key for `https:") and "Nothing was sent" in error
     with open_store() as store:
         assert store.runs() == []
 
@@ -176,3 +176,11 @@ def test_one_judge_is_not_a_comparison():
 def test_the_sample_is_the_default_dataset():
     at = app(upload=False)
     assert at.button(key="cmp_run").label == "Compare on 45 cases"
+
+
+def test_the_compare_page_has_no_judge_radio_only_the_hosted_connection():
+    at = AppTest.from_file("../app.py", default_timeout=60).run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert not at.sidebar.radio  # the page picks its own judges
+    assert [t.label for t in at.sidebar.text_input] == ["Base URL", "API key"]

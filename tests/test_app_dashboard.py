@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
@@ -14,18 +13,6 @@ from jeval_core.evaluators import EVALUATORS
 from jeval_core.store import open_store
 
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
-# The real seeds score the sample with the local judge too (30-60 s here); the lexical judge
-# walks the same path in about a second.
-LEXICAL_SEEDS = (("Example · sample dataset · lexical judge", "lexical", {}),
-                 ("Example · sample dataset · lexical judge, strict chunks (0.7)", "lexical",
-                  {"chunk_relevance": 0.7}))
-
-
-@pytest.fixture(autouse=True)
-def _quick_seeds(monkeypatch):
-    monkeypatch.setattr(runs, "SEEDS", LEXICAL_SEEDS)
-
-
 def app() -> AppTest:
     at = AppTest.from_file("../app.py", default_timeout=120).run()
     return at.switch_page("pages/dashboard.py").run()
@@ -58,7 +45,7 @@ def test_an_empty_store_starts_with_labelled_example_runs():
     at = app()
     assert not at.exception and not at.error
     table = runs_table(at)
-    assert list(table["name"]) == [name for name, _, _ in reversed(LEXICAL_SEEDS)]
+    assert list(table["name"]) == [name for name, *_ in reversed(runs.SEEDS)]
     assert set(table["kind"]) == {"example"}
     assert set(table["cases"]) == {"45/45"}
 
@@ -73,14 +60,16 @@ def test_a_store_with_runs_is_not_seeded():
 def test_the_run_list_shows_judge_pass_rate_cost_and_status():
     table = runs_table(app())
     assert {"time", "judge", "pass rate", "cost", "status", "dataset"} <= set(table.columns)
-    assert set(table["judge"]) == {"lexical"} and set(table["status"]) == {"finished"}
+    assert set(table["judge"]) == {j for _, j, *_ in runs.SEEDS}
+    assert set(table["status"]) == {"finished"}
     assert set(table["cost"]) == {0.0}
 
 
 def test_the_trend_covers_every_run_of_the_dataset():
     at = app()
     assert at.selectbox(key="dash_trend_dataset").value == "sample.jsonl"
-    assert any(shown(c.value).startswith("2 runs of sample.jsonl") for c in at.caption)
+    assert any(shown(c.value).startswith(f"{len(runs.SEEDS)} runs of sample.jsonl")
+               for c in at.caption)
 
 
 def test_a_runs_detail_has_its_aggregate_cards():
@@ -125,11 +114,11 @@ def test_deleting_a_run_asks_first():
     at.button(key="dash_delete").click().run()
     assert any("cannot be undone" in shown(w.value) for w in at.warning)
     with open_store() as store:
-        assert len(store.runs()) == 2
+        assert len(store.runs()) == len(runs.SEEDS)
     at.button(key="dash_delete_yes").click().run()
     with open_store() as store:
-        assert len(store.runs()) == 1
-    assert len(runs_table(at)) == 1
+        assert len(store.runs()) == len(runs.SEEDS) - 1
+    assert len(runs_table(at)) == len(runs.SEEDS) - 1
     assert any(shown(s.value).startswith("Deleted the run") for s in at.success)
 
 
@@ -139,7 +128,7 @@ def test_keep_it_leaves_the_run_alone():
     at.button(key="dash_delete_no").click().run()
     assert not at.warning
     with open_store() as store:
-        assert len(store.runs()) == 2
+        assert len(store.runs()) == len(runs.SEEDS)
 
 
 def test_an_unusable_store_is_one_line_not_a_traceback(monkeypatch):
@@ -148,3 +137,15 @@ def test_an_unusable_store_is_one_line_not_a_traceback(monkeypatch):
     assert not at.exception
     [error] = at.error
     assert "JEVAL_DB" in shown(error.value)
+
+
+def test_a_runs_label_names_its_judge_once():
+    two_runs_of_chunk_relevance()  # named "lenient" and "strict": the label adds the judge
+    with open_store() as store:
+        runs.run_dataset(datasets.load(SAMPLE), judges.get("lexical"), store,
+                         chosen=[EVALUATORS["chunk_relevance"]])  # "sample.jsonl · lexical"
+    at = app()
+    options = at.selectbox(key="dash_run").options
+    default = next(o for o in options if " · sample.jsonl · " in o)
+    assert default.count("lexical") == 1  # was "… · sample.jsonl · lexical · lexical · id"
+    assert any(" · strict · lexical · " in o for o in options)

@@ -95,7 +95,8 @@ def test_a_file_name_is_shown_as_written():
     name = "**bold** [link](http://x) <b>.jsonl"
     at = upload(app(), name, json.dumps(GOOD).encode())
     [preview] = [e for e in at.expander if "Preview" in e.label]
-    assert shown(preview.label) == f"Preview: {name}"
+    # the address as code: never a link, its text as written
+    assert shown(preview.label) == "Preview: **bold** [link](`http://x`) <b>.jsonl"
 
 
 def test_an_uploaded_file_is_kept_while_visiting_another_page():
@@ -122,7 +123,7 @@ def test_the_hosted_judge_without_a_key_is_refused_before_anything_runs(monkeypa
     at.radio(key="judge").set_value("jev").run()
     at.button(key="ds_run_button").click().run()
     [error] = [shown(e.value) for e in at.error]
-    assert error.startswith("no API key for https:") and "Nothing was sent" in error
+    assert error.startswith("no API key for `https:") and "Nothing was sent" in error
     with open_store() as store:
         assert store.runs() == []
 

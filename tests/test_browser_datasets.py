@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, AppServer, launch
+from browser import CHROMIUM, DRAWN, QUIET_MS, AppServer, count_runs, launch, runs_done
 from conftest import ROOT
 from jev_servers import free_port
 
@@ -41,6 +41,7 @@ def page(server):
     with sync_playwright() as p:
         browser = launch(p)
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        count_runs(page)
         # A fresh server runs a session's first page the old way; the root is the Playground
         # either way, so start there and go on from it.
         page.goto(server.url)
@@ -49,31 +50,38 @@ def page(server):
         browser.close()
 
 
-def idle(page) -> None:
-    """The app has finished its current run."""
-    page.wait_for_timeout(300)
-    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]",
-                           timeout=120_000)
+# Upper bounds only: every wait below ends on the page's own signal, however busy the machine.
+PATIENCE_MS = 300_000
+
+
+def drawn(page, runs: int) -> None:
+    """The page has finished `runs` runs since it loaded, and stopped changing."""
+    page.wait_for_function(DRAWN, arg=[runs, QUIET_MS], timeout=PATIENCE_MS)
+
+
+def after(page, act) -> None:
+    """Do `act` (a click, an upload) and wait until the run it starts has finished and been
+    drawn: no fixed sleep that a loaded machine outlasts."""
+    before = runs_done(page)
+    act()
+    drawn(page, before + 1)
 
 
 def test_an_uploaded_dataset_runs_and_a_case_opens_in_the_playground(page, server):
     page.goto(f"{server.url}/datasets")
-    idle(page)
-    page.get_by_text("Upload a file", exact=True).click()
-    idle(page)
-    page.locator("input[type=file]").set_input_files(str(SAMPLE))
+    drawn(page, 1)
+    after(page, lambda: page.get_by_text("Upload a file", exact=True).click())
+    after(page, lambda: page.locator("input[type=file]").set_input_files(str(SAMPLE)))
     expect(page.get_by_test_id("stMetric").filter(has_text="rows read")).to_contain_text(
-        "45", timeout=60_000)
-    idle(page)
-    page.get_by_text(LABELS["lexical"], exact=True).click()
-    idle(page)
+        "45", timeout=PATIENCE_MS)
+    after(page, lambda: page.get_by_text(LABELS["lexical"], exact=True).click())
     page.get_by_role("button", name="Run 45 cases").click()
 
     cards = page.locator(".st-key-aggregate_cards")
-    expect(cards).to_contain_text("45 of 45", timeout=120_000)
+    expect(cards).to_contain_text("45 of 45", timeout=PATIENCE_MS)
     for card in ("pass rate", "chunk precision", "chunk AUC", "P@1 retriever → reranked"):
         expect(cards).to_contain_text(card)
-    idle(page)
+    drawn(page, runs_done(page))  # the last run has been drawn
     folder = os.environ.get("JEVAL_SCREENSHOTS")
     if folder:
         page.screenshot(path=str(Path(folder) / "screenshot_dataset.png"))
@@ -85,8 +93,8 @@ def test_an_uploaded_dataset_runs_and_a_case_opens_in_the_playground(page, serve
     playground = opened.value
     playground.wait_for_function(
         "text => [...document.querySelectorAll('textarea')].some(t => t.value === text)",
-        arg=FIRST["input"], timeout=60_000)
+        arg=FIRST["input"], timeout=PATIENCE_MS)
     for chunk in FIRST["context"][:2]:
         playground.wait_for_function(
             "text => [...document.querySelectorAll('textarea')].some(t => t.value === text)",
-            arg=chunk, timeout=10_000)
+            arg=chunk, timeout=PATIENCE_MS)

@@ -211,9 +211,11 @@ def test_a_list_of_names_resolves_in_order():
         E["hallucination"], E["chunk_relevance"])
 
 
-def test_an_alias_resolves_to_its_evaluator():
-    assert evaluators.get("contextual_relevancy") is E["context_relevancy"]
-    assert evaluators.resolve(["contextual_relevancy"]) == (E["context_relevancy"],)
+def test_an_alias_resolves_to_its_evaluator_under_the_name_asked_for():
+    found = evaluators.get("contextual_relevancy")
+    assert found.name == "contextual_relevancy"
+    assert (found.code, found.template, found.ask) == (
+        E["context_relevancy"].code, E["context_relevancy"].template, E["context_relevancy"].ask)
 
 
 def test_a_name_given_twice_resolves_once():
@@ -246,10 +248,6 @@ def test_thresholds_read_an_object_or_name_value_pairs():
         "toxicity": 0.2, "faithfulness": 1.0}
     assert evaluators.thresholds(["toxicity=0.2", " faithfulness = 0 "]) == {
         "toxicity": 0.2, "faithfulness": 0.0}
-
-
-def test_a_threshold_given_by_alias_is_kept_under_the_evaluators_name():
-    assert evaluators.thresholds({"contextual_relevancy": 0.3}) == {"context_relevancy": 0.3}
 
 
 @pytest.mark.parametrize("value", [
@@ -354,3 +352,14 @@ def test_context_relevancy_label_shows_the_share_its_reason_gives():
     assert result.score == 0.0
     assert result.label == f"{round(100 * relevant / len(questions))}% yes"
     assert f"{relevant} of {len(questions)} statements relevant" in result.reason
+
+
+def test_results_asked_for_under_galteas_name_come_back_under_it(seed_case):
+    report = score(seed_case, evaluators.resolve("contextual_relevancy"))
+    assert list(report.results) == ["contextual_relevancy"]
+    assert evaluators.thresholds({"contextual_relevancy": 0.3}) == {"contextual_relevancy": 0.3}
+
+
+def test_an_evaluator_and_its_alias_together_ask_once():
+    chosen = evaluators.resolve("context_relevancy,contextual_relevancy")
+    assert [e.name for e in chosen] == ["context_relevancy"]

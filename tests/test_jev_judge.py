@@ -337,3 +337,23 @@ def test_client_errors_are_not_retried_and_read_all_three_body_shapes(mock, seed
             pytest.raises(JudgeError, match=says):
         score(seed_case, CHUNK_RELEVANCE, judge_for(proxy.url))
     assert len(proxy.seen) == 1
+
+
+def test_with_no_key_anywhere_the_message_says_how_to_give_one(mock, seed_case, monkeypatch):
+    """No TYPESAFE_API_KEY at all: the message does not talk of where that key would go."""
+    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    with FaultyServer(mock.url, []) as proxy, pytest.raises(JudgeError) as caught:
+        score(seed_case, CHUNK_RELEVANCE, judge_for(proxy.url, api_key=None))
+    message = str(caught.value)
+    assert message == (f"no API key for {proxy.url}: type a key for this server (or set "
+                       f"TYPESAFE_API_KEY with TYPESAFE_BASE_URL={proxy.url}). Nothing was sent")
+    assert "only sent to" not in message
+
+
+def test_with_a_key_for_another_server_the_message_says_where_it_goes(mock, seed_case,
+                                                                      monkeypatch):
+    monkeypatch.setenv("TYPESAFE_API_KEY", KEY)
+    monkeypatch.delenv("TYPESAFE_BASE_URL", raising=False)
+    with FaultyServer(mock.url, []) as proxy, pytest.raises(JudgeError) as caught:
+        score(seed_case, CHUNK_RELEVANCE, judge_for(proxy.url, api_key=None))
+    assert f"is only sent to {DEFAULT_BASE_URL} (TYPESAFE_BASE_URL)" in str(caught.value)

@@ -102,7 +102,7 @@ def test_the_verdict_words_are_said_one_way():
     skipped = Result("x", None, 0.5, True, "needs `expected`")
     assert [verdicts.of_result(r) for r in (passed, failed, skipped)] == [
         "PASS", "FAIL", "skipped"]
-    assert [verdicts.of_case(v) for v in (True, False, None)] == ["PASS", "FAIL", "NOT SCORED"]
+    assert [verdicts.of_case(v) for v in (True, False, None)] == ["PASS", "FAIL", "INCOMPLETE"]
     assert verdicts.of_case(None, "the judge could not answer") == "ERROR"
     assert verdicts.of_case(True, "an error wins") == "ERROR"
 
@@ -110,9 +110,9 @@ def test_the_verdict_words_are_said_one_way():
 def test_each_verdict_word_has_one_colour_on_the_pages():
     from pages.app.views import verdict
 
-    assert [verdict.badge(w) for w in ("PASS", "FAIL", "ERROR", "NOT SCORED", "skipped")] == [
+    assert [verdict.badge(w) for w in ("PASS", "FAIL", "ERROR", "INCOMPLETE", "skipped")] == [
         ":green-badge[PASS]", ":red-badge[FAIL]", ":red-badge[ERROR]",
-        ":gray-badge[NOT SCORED]", ":gray-badge[skipped]"]
+        ":orange-badge[INCOMPLETE]", ":gray-badge[skipped]"]
     assert verdict.badge("PASS", stale=True) == ":gray-badge[PASS]"
     assert verdict.background("FAIL") == verdict.background("ERROR") != verdict.background("PASS")
-    assert verdict.background("NOT SCORED") == verdict.background(None) == ""
+    assert verdict.background("skipped") == verdict.background(None) == ""

@@ -3,7 +3,7 @@
 import pytest
 from conftest import load_case
 
-from jeval_core import evaluators, score
+from jeval_core import evaluators, score, verdicts
 from jeval_core.address import Address
 from jeval_core.judges.lexical import LexicalJudge
 from jeval_core.results import Detail, Result, case_passed, confidence, is_yes, label, passes
@@ -59,10 +59,18 @@ def test_every_detail_of_a_scored_case_has_a_bool_verdict_matching_its_p():
     assert details and all(type(d.yes) is bool and d.yes == (d.p >= 0.5) for d in details)
 
 
-def test_a_case_passes_only_when_every_scored_result_passes():
+def test_a_case_passes_only_when_every_attached_result_passes():
     good = Result("faithfulness", 0.9, 0.5, True, "")
     bad = Result("toxicity", 0.9, 0.5, False, "")
     skipped = Result("contextual_recall", None, 0.5, True, "needs `expected`")
-    assert case_passed({"f": good, "r": skipped}) is True
+    assert case_passed({"f": good}) is True
     assert case_passed({"f": good, "t": bad}) is False
+    assert case_passed({"f": good, "t": bad, "r": skipped}) is False  # a failure is a failure
+
+
+def test_a_case_with_a_skipped_metric_is_incomplete_not_a_pass():
+    good = Result("faithfulness", 0.9, 0.5, True, "")
+    skipped = Result("contextual_recall", None, 0.5, True, "needs `expected`")
+    assert case_passed({"f": good, "r": skipped}) is None
+    assert verdicts.of_case(case_passed({"f": good, "r": skipped})) == "INCOMPLETE"
     assert case_passed({"r": skipped}) is None

@@ -201,15 +201,43 @@ def test_a_killed_jeval_run_loses_no_finished_case(tmp_path):
     assert len(after) == 45 and all(after[i] == report for i, report in before.items())
 
 
-def test_an_empty_history_starts_with_labelled_example_runs_scored_for_real(store):
-    from jeval_core.runs import SEEDS, seed
+def test_an_empty_history_starts_with_the_example_runs_of_their_fixture(store):
+    from jeval_core.runs import EXAMPLES, SEEDS, seed
 
+    fixture = json.loads(EXAMPLES.read_text("utf-8"))
     made = seed(store)
     runs = store.runs()
     assert len(made) == len(runs) == len(SEEDS)
-    assert all(r.seeded and r.name.startswith("Example") and r.done == 45 for r in runs)
-    assert {r.judge for r in runs} == {"local", "lexical"}
+    assert [r.name for r in reversed(runs)] == [name for name, *_ in SEEDS]
+    assert all(r.seeded and r.done == 45 and r.status == "finished" for r in runs)
+    assert {r.judge for r in runs} == {"devx", "lexical", "local"}
+    kept = {r["name"]: r for r in fixture["runs"]}
+    for run in runs:  # as the fixture recorded them: the pass rate and the time it was scored
+        assert run.passed == sum(c["passed"] is True for c in kept[run.name]["rows"])
+        assert run.started_at.isoformat() == kept[run.name]["started_at"]
     assert seed(store) == []  # only ever on an empty store
+
+
+def test_the_example_runs_are_what_their_judges_say_today():
+    """The fixture names its judges and dataset; the first cases of each run, scored again by
+    the judge it names, give the very verdicts and scores it keeps."""
+    from jeval_core import evaluators
+    from jeval_core.batch import score_many
+    from jeval_core.runs import EXAMPLES
+
+    fixture = json.loads(EXAMPLES.read_text("utf-8"))
+    sample = datasets.load(SAMPLE)
+    assert fixture["about"]["dataset_sha256"] == sample.sha256
+    assert fixture["about"]["made_by"] == "python bench/example_runs.py"
+    for run in fixture["runs"]:
+        rows = run["rows"][:3]
+        outcomes = score_many([sample.rows[c["index"]].case for c in rows],
+                              evaluators.resolve(run["evaluators"]), judges.get(run["judge"]),
+                              thresholds=run["thresholds"], concurrency=1)
+        for kept, again in zip(rows, outcomes, strict=True):
+            assert again.report.passed == kept["passed"], (run["name"], kept["case_id"])
+            assert {n: r.score for n, r in again.report.results.items()} == pytest.approx(
+                kept["scores"]), (run["name"], kept["case_id"])
 
 
 def test_a_playground_case_is_kept_as_a_run_of_one_case_without_asking_again(store):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import math
+from dataclasses import replace
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -32,7 +33,11 @@ ALL: tuple[Evaluator, ...] = tuple(m.EVALUATOR for m in (
 ))
 NAMES = tuple(e.name for e in ALL)
 EVALUATORS: dict[str, Evaluator] = {e.name: e for e in ALL}
-_BY_NAME: dict[str, Evaluator] = {n: e for e in ALL for n in (e.name, *e.aliases)}
+# An alias answers under the name it was asked by (Galtea's `contextual_relevancy` comes
+# back as `contextual_relevancy`): the same evaluator, named so.
+_BY_NAME: dict[str, Evaluator] = {
+    n: e if n == e.name else replace(e, name=n, aliases=()) for e in ALL
+    for n in (e.name, *e.aliases)}
 
 
 Custom = Mapping[str, Evaluator]  # a person's own evaluators by name (see custom.py)
@@ -83,8 +88,11 @@ def resolve(value: Any, case: Case | None = None,
     if not value:
         raise CaseError("the evaluator list is empty: name at least one (e.g. "
                         "chunk_relevance), or leave it out to run the defaults")
-    return tuple(dict.fromkeys(n if isinstance(n, Evaluator) else get(n, custom)
-                               for n in value))
+    chosen: dict[str, Evaluator] = {}  # by question id prefix: an alias asks what its
+    for n in value:                    # evaluator asks, so only the first of them is kept
+        found = n if isinstance(n, Evaluator) else get(n, custom)
+        chosen.setdefault(found.code, found)
+    return tuple(chosen.values())
 
 
 def thresholds(value: Any, custom: Custom | None = None) -> dict[str, float]:

@@ -23,6 +23,20 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class Direct:
+    """A metric a judge scores whole by its own formula (devx-ai's), not from a share of yes.
+
+    The evaluator's result then carries this score; `formula` says how it was reached and
+    becomes the reason's first half. `per_question` False: the per-question rows say nothing
+    about this score, so the result shows none.
+    """
+
+    score: float
+    formula: str
+    per_question: bool = True
+
+
+@dataclass(frozen=True)
 class Answers:
     """A judge's answers: p(true) for every question id it was asked (the ids as sent)."""
 
@@ -35,6 +49,8 @@ class Answers:
     evidence: dict[str, tuple[Span, ...]] = field(default_factory=dict)
     # Ids whose p lies in the judge's measured unsure band (offline judges; see calibration).
     unsure: frozenset[str] = frozenset()
+    # Per evaluator name, the score a judge computed whole (see Direct); most judges give none.
+    direct: dict[str, Direct] = field(default_factory=dict)
 
 
 class Judge(Protocol):

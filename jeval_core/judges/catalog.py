@@ -47,6 +47,12 @@ def _lexical(**_: Any) -> Judge:
     return LexicalJudge()
 
 
+def _devx(**_: Any) -> Judge:
+    from .devx import DevxJudge
+
+    return DevxJudge()
+
+
 def _jev(**settings: Any) -> Judge:
     from .jev import JevJudge
 
@@ -58,6 +64,7 @@ CATALOG: dict[str, Entry] = {e.name: e for e in (
     Entry("local", "Local", "Local (offline, default)", _local, explains=True,
           calibrates=True),
     Entry("lexical", "Lexical", "Lexical (word overlap)", _lexical, explains=True),
+    Entry("devx", "devx-ai", "devx-ai scorer (its formulas, exactly)", _devx),
     # the hosted judge keeps its own rate limits, so a run may keep more cases in flight
     Entry("jev", "Jev", "Jev (hosted, needs a key)", _jev, hosted=True, needs_key=True,
           concurrency=8),

@@ -242,6 +242,10 @@ class JevJudge:
         configured = configured_base_url()
         if self.base_url == configured:
             hint = f"set {KEY_ENV}"
+        elif not os.environ.get(KEY_ENV, "").strip():
+            # no key in the environment at all: where one would go is beside the point
+            hint = (f"type a key for this server (or set {KEY_ENV} with {BASE_URL_ENV}="
+                    f"{self.base_url})")
         else:
             hint = (f"type a key for this server; the key in {KEY_ENV} is only sent to "
                     f"{configured} ({BASE_URL_ENV})")

@@ -29,6 +29,17 @@ def judge_settings() -> None:
             calibration()
 
 
+def hosted_connection() -> None:
+    """Only the hosted judge's connection (the Compare page picks its judges itself)."""
+    hosted_judge = judges.hosted_name()
+    if hosted_judge is None:
+        return
+    with st.sidebar:
+        st.markdown(f"**{judges.entry(hosted_judge).title} connection** (when comparing with "
+                    "it)")
+        connection()
+
+
 def calibration() -> None:
     """A calibration profile for the offline judge (`jeval calibrate`, or the Dataset page)."""
     # "name · fingerprint": the live rerun reads the pick as it is, without the store

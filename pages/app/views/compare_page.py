@@ -84,7 +84,7 @@ def settings(dataset: Dataset) -> None:
            "pick at least one evaluator" if not picked else
            "each judge's pass is stored as a run (see the Dashboard)")
     hosted = [judges.entry(n).title for n in names if judges.entry(n).hosted]
-    extra = "".join(f" · {t} uses the connection set in the sidebar (choose {t} there to see it)"
+    extra = "".join(f" · {t} uses the connection set in the sidebar"
                     for t in hosted)
     right.caption(inert(why + extra))
     problem = st.session_state.pop("cmp_error", None)

@@ -2,10 +2,12 @@
 compared.
 
 Read the store, call jeval_core (`runs.seed` once, `compare.diff_runs`), draw. A new
-history is never empty: the first visit scores a few clearly labelled example runs.
+history is never empty: the first visit loads a few clearly labelled example runs.
 """
 
 from __future__ import annotations
+
+import re
 
 import altair as alt
 import pandas as pd
@@ -23,17 +25,20 @@ from pages.app.views.card import case_card
 from pages.app.views.text import inert, plural
 
 
-@st.cache_resource(show_spinner="First start: scoring the example runs from the sample dataset "
-                                "with the lexical and local judges (about 10–25 s on a small "
-                                "machine; only once)…")
+@st.cache_resource(show_spinner="First start: loading the example runs…")
 def seeded(url: str) -> list[str]:
-    """Example runs in an empty store, made once per store and process."""
+    """Example runs in an empty store (loaded from their fixture), once per store and
+    process."""
     return runs.seed(resources.store_at(url))
 
 
 def label(run: RunSummary) -> str:
+    """time · name · judge · id; the judge only when the name does not already say it (a
+    run's default name is "dataset · judge")."""
     kind = " · example" if run.seeded else ""
-    return (f"{run.started_at:%Y-%m-%d %H:%M} · {one_line(run.name, 70)} · {run.judge}{kind} · "
+    said = re.search(rf"(?<![\w-]){re.escape(run.judge)}(?![\w])", run.name)
+    judge = "" if said else f" · {run.judge}"
+    return (f"{run.started_at:%Y-%m-%d %H:%M} · {one_line(run.name, 90)}{judge}{kind} · "
             f"{run.id[:8]}")
 
 
@@ -50,9 +55,10 @@ def runs_table(history: list[RunSummary]) -> None:
         pd.DataFrame(rows), hide_index=True, width="stretch", key="dash_runs",
         column_config={
             "time": st.column_config.DatetimeColumn("time (UTC)", format="YYYY-MM-DD HH:mm"),
-            "name": st.column_config.TextColumn("name", width="medium"),
+            "name": st.column_config.TextColumn("name", width="large"),
             "kind": st.column_config.TextColumn(
-                "kind", help="example runs were scored from the sample dataset on first start"),
+                "kind", help="example runs of the sample dataset, loaded on first start (each "
+                             "scored once by the judge it names)"),
             "pass rate": st.column_config.ProgressColumn("pass rate", min_value=0.0,
                                                          max_value=100.0, format="%.0f%%"),
             "cost": st.column_config.NumberColumn("cost", format="$%.6f",
@@ -229,7 +235,7 @@ def body() -> None:
     examples = sum(r.seeded for r in history)
     st.caption(inert(
         f"{plural(len(history), 'run', 'runs')} in the run store at {db.url}"
-        + (f" · {examples} example runs scored from the sample dataset on first start"
+        + (f" · {examples} example runs of the sample dataset, loaded on first start"
            if examples else "")))
     listing, one, two = st.tabs(["Runs and trend", "Run detail", "Two runs side by side"])
     with listing:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
+from jeval_core import evaluator_docs
 from jeval_core.evaluators import Evaluator
 
 
@@ -33,3 +36,14 @@ def evaluator_card(evaluator: Evaluator) -> None:
         ):
             col.markdown(f"**{title}**")
             col.markdown("\n".join(f"- {item}" for item in items))
+        more = evaluator_docs.docs(evaluator)
+        st.markdown("**What to send**")
+        st.write(more.result_shape)
+        st.code(json.dumps(more.example_request, indent=2, ensure_ascii=False), language="json",
+                wrap_lines=True)
+        st.caption(f"That request asks the judge {more.example_questions} questions, all in one "
+                   "call.")
+        st.markdown("**Aggregate with**")
+        st.markdown("\n".join(f"- **{a.name}**: {a.says}" for a in more.aggregate_with))
+        st.markdown("**FAQ**")
+        st.markdown("\n".join(f"- **{q}**  \n  {a}" for q, a in more.faq))

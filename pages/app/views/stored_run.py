@@ -92,12 +92,16 @@ def cards(run: RunSummary) -> None:
     rate and mean score, chunk verdicts against labels, precision@k of both rankings."""
     agg = run.summary
     with st.container(key="aggregate_cards"):
-        a, b, c, d, e = st.columns(5)
+        a, b, c, d, i, e = st.columns(6)
         a.metric("cases scored", f"{run.done} of {run.cases}")
         b.metric("pass rate", percent(agg.pass_rate),
-                 help="cases where every evaluator passed, among those with a verdict")
+                 help="cases where every evaluator passed, among the scored cases (an "
+                      "incomplete case is not a pass)")
         c.metric("passed", agg.passed)
         d.metric("failed", agg.failed)
+        i.metric("incomplete", agg.incomplete,
+                 help="nothing failed, but an evaluator could not be scored (it needs "
+                      "`expected`): not a pass")
         e.metric("errors", agg.errored,
                  help="cases the judge could not answer (a resume retries nothing: fix and "
                       "run again)")

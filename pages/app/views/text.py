@@ -8,6 +8,9 @@ from jeval_core import text
 
 DASH = "—"  # a figure with nothing to stand on
 _AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|www)(:|\.)")
+# A URL or an e-mail address, without the sentence's punctuation after it.
+_ADDRESS = re.compile(r"(?i)\b(?:(?:https?|ftp)://|www\.|mailto:)[^\s`<>]*[^\s`<>.,;:!?)\]'\"]"
+                      r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
 plural = text.plural
 
@@ -16,9 +19,18 @@ def inert(value: str) -> str:
     """Text for markdown elements (st.markdown, st.error...) that shows exactly as written.
 
     Messages can quote a server's error body or a file's content: never let them format,
-    and never let a URL or an e-mail address in them become a link (a word joiner, U+2060,
-    sits where a link would start).
+    and never let a URL or an e-mail address in them become a link. Addresses are shown as
+    code (never a link, and copied exactly as written); a word joiner, U+2060, breaks up
+    anything else that could still start one.
     """
+    out, last = [], 0
+    for m in _ADDRESS.finditer(value):
+        out += [_plain(value[last:m.start()]), f"`{m.group()}`"]
+        last = m.end()
+    return "".join([*out, _plain(value[last:])])
+
+
+def _plain(value: str) -> str:
     value = _AUTOLINK.sub("\\1\u2060\\2", value).replace("@", "@\u2060")
     return _MARKDOWN.sub(r"\\\1", value)
 

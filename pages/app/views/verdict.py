@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from jeval_core.verdicts import ERROR, FAIL, NOT_SCORED, PASS, SKIPPED, of_case, of_result
+from jeval_core.verdicts import ERROR, FAIL, INCOMPLETE, PASS, SKIPPED, of_case, of_result
 
-__all__ = ["ERROR", "FAIL", "NOT_SCORED", "PASS", "SKIPPED", "of_case", "of_result"]
+__all__ = ["ERROR", "FAIL", "INCOMPLETE", "PASS", "SKIPPED", "of_case", "of_result"]
 
 GOOD, BAD, NEUTRAL = "#2e9e5b", "#d9534f", "#8a94a6"  # chart colours of yes, no, none
 HEX = {True: GOOD, False: BAD, None: NEUTRAL}
 # markdown colour names (`:green-badge[PASS]`)
-COLOUR = {PASS: "green", FAIL: "red", ERROR: "red", NOT_SCORED: "gray", SKIPPED: "gray"}
+COLOUR = {PASS: "green", FAIL: "red", ERROR: "red", INCOMPLETE: "orange", SKIPPED: "gray"}
 # table cells
 BACKGROUND = {PASS: "background-color: rgba(46, 158, 91, 0.22)",
               FAIL: "background-color: rgba(217, 83, 79, 0.22)",
-              ERROR: "background-color: rgba(217, 83, 79, 0.22)"}
+              ERROR: "background-color: rgba(217, 83, 79, 0.22)",
+              INCOMPLETE: "background-color: rgba(240, 173, 78, 0.22)"}
 
 
 def colour(word: str, stale: bool = False) -> str:

@@ -1,0 +1,128 @@
+"""Seed 000's documentation of an evaluator beyond its module's own docs: what to send (the
+result shape and an example request), which dataset aggregations fit its output, and its FAQ.
+
+Generated from the evaluator and the example cases in assets/examples, never written by hand,
+so the Metrics page cannot drift from what jeval sends and returns.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from . import results, wire
+from .case import Case
+from .evaluators import Evaluator
+from .questions import HELPS_ANSWER
+from .text import plural
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
+SEED = "jev_pricing.json"  # seed 000's own example
+WITH_EXPECTED = "with_expected.json"  # for evaluators that need a reference answer
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """One dataset aggregation that fits an evaluator's output: its name and what it says."""
+
+    name: str
+    says: str
+
+
+@dataclass(frozen=True)
+class Docs:
+    """What the Metrics page adds to an evaluator's own docs (seed 000's sections)."""
+
+    result_shape: str
+    example_request: dict[str, Any]
+    example_questions: int
+    aggregate_with: tuple[Aggregation, ...]
+    faq: tuple[tuple[str, str], ...]
+
+
+@cache
+def _example(file: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((EXAMPLES / file).read_text("utf-8"))
+    return data
+
+
+def example_request(evaluator: Evaluator) -> dict[str, Any]:
+    """The request a user sends for `evaluator` on the seed example (or, when it needs
+    `expected`, on the example that has one): the case file's fields, this evaluator named."""
+    data = _example(WITH_EXPECTED if "expected" in evaluator.needs else SEED)
+    fields: dict[str, Any] = {k: data[k] for k in ("input", "output", "expected", "context")
+                              if k in data}
+    return {"evaluators": [evaluator.name], **fields}
+
+
+def _case(request: dict[str, Any]) -> Case:
+    return Case(request["input"], request["output"], request.get("expected"),
+                tuple(request["context"]))
+
+
+def result_shape(evaluator: Evaluator) -> str:
+    """Seed 000's one-paragraph result shape, in this evaluator's words."""
+    direction = "at or above" if evaluator.higher_is_better else "at or below"
+    return (f"score 0–1 ({evaluator.score_rule}), label “nn% yes” (the share of questions "
+            f"answered yes, p ≥ {results.VERDICT_CUTOFF:g}), confidence |score − 0.5| × 2, "
+            f"probabilities yes/no, passed {direction} {evaluator.threshold:g} by default, the "
+            f"threshold, higher_is_better {str(evaluator.higher_is_better).lower()}, a "
+            f"one-sentence reason, and a details array with one row per "
+            f"{evaluator.unit[0]} (id, what it judged, the question verbatim, p, verdict "
+            f"“{evaluator.verdicts[0]}” / “{evaluator.verdicts[1]}”).")
+
+
+def aggregate_with(evaluator: Evaluator, per_chunk: bool) -> tuple[Aggregation, ...]:
+    """The dataset aggregations that fit this evaluator's output (seed 000 "Aggregate with")."""
+    found = [
+        Aggregation("mean score", "averages the normalised 0–1 score across items."),
+        Aggregation("pass rate", f"the share of items whose score passes its threshold "
+                                 f"({evaluator.direction} {evaluator.threshold:g} by default)."),
+    ]
+    if per_chunk:
+        found.append(Aggregation(
+            "precision, recall and F1 (with labels)",
+            "precision is the share of predicted positives that were really positive; recall "
+            "is the share of real positives the evaluator caught; F1 is their harmonic mean, "
+            "which is only high when both are. Computed per chunk against `context_labels`, "
+            "with accuracy and AUC of p."))
+        found.append(Aggregation(
+            "precision@k (rankings)", "per query, the share of relevant chunks among the top "
+            "k, for the retriever's order and a `reranked` one: reranker evaluation."))
+    return tuple(found)
+
+
+def faq(evaluator: Evaluator, questions: int) -> tuple[tuple[str, str], ...]:
+    """Questions people ask about this evaluator, answered from what it does."""
+    unit, units = evaluator.unit
+    title = evaluator.name.replace("_", " ")
+    out = [(f"How many Jev calls does {title} make?",
+            f"One. Every {unit}'s question is packed into the same request (the example below "
+            f"asks {plural(questions, 'question', 'questions')} in one call), together with "
+            "every other evaluator's, so many " + units + " cost roughly the tokens of the "
+            "state plus one short question each; identical questions are asked once.")]
+    if "expected" in evaluator.needs:
+        out.append(("What if a case has no `expected`?",
+                    f"{title} is skipped (“needs `expected`”), never faked; the case is then "
+                    "incomplete, not a pass."))
+    if not evaluator.higher_is_better:
+        out.append(("Is a high score good?",
+                    "No: it is an amount of a bad thing, so it passes at or below the "
+                    "threshold (the DeepEval ≤ 4.1 convention; 4.2+ flipped it to 1 = good)."))
+    out.append(("What does it cost?",
+                f"${wire.PRICE_PER_BILLION_INPUT_TOKENS_USD:g} per billion input tokens on Jev "
+                "(output tokens are free); the offline judges cost nothing."))
+    return tuple(out)
+
+
+def docs(evaluator: Evaluator) -> Docs:
+    """Seed 000's sections for `evaluator`, generated."""
+    request = example_request(evaluator)
+    case = _case(request)
+    asked = evaluator.questions(case)
+    per_chunk = any(q.relation == HELPS_ANSWER for q in asked)
+    return Docs(result_shape(evaluator), request, len(asked),
+                aggregate_with(evaluator, per_chunk), faq(evaluator, len(asked)))

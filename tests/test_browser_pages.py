@@ -1,0 +1,79 @@
+"""End to end in a real browser: `/live`, an error's address copied as written, and the
+Dashboard's example runs on a new store."""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from browser import CHROMIUM, AppServer, launch
+from jev_servers import free_port
+
+from jeval_core import runs
+
+if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
+    pytest.skip("Debian chromium is not installed (apt-get install chromium)",
+                allow_module_level=True)
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The app on a loopback port with a new, empty run store and no key in its environment."""
+    db = tmp_path_factory.mktemp("runs") / "jeval.db"
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("JEVAL_DB", f"sqlite:///{db}")
+        app = AppServer(free_port(), tmp_path_factory.mktemp("logs") / "streamlit.log")
+    yield app
+    app.stop()
+
+
+@pytest.fixture
+def browser():
+    with sync_playwright() as p:
+        found = launch(p)
+        yield found
+        found.close()
+
+
+def test_live_opens_the_playground(browser, server):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{server.url}/live")
+    page.get_by_text("50% yes").first.wait_for(timeout=120_000)  # the seed case, scored
+    page.locator("textarea").nth(3).wait_for(timeout=60_000)  # the editor: input ... chunks
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    assert page.url.rstrip("/") == server.url  # the Playground's own address
+
+
+def test_an_address_in_an_error_is_copied_as_written(browser, server):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(server.url)
+    page.get_by_text("50% yes").first.wait_for(timeout=120_000)
+    other = f"http://127.0.0.1:{free_port()}"
+    page.get_by_text("Jev (hosted, needs a key)").click()
+    base = page.get_by_label("Base URL")
+    base.fill(other)
+    base.press("Enter")
+    button = page.get_by_role("button", name="Score with Jev")
+    button.wait_for(timeout=60_000)
+    button.click()
+    alert = page.locator("[data-testid='stAlert']").filter(has_text="no API key")
+    alert.wait_for(timeout=60_000)
+    text = alert.inner_text()
+    assert f"no API key for {other}:" in text and "\u2060" not in text
+    assert alert.locator("a").count() == 0  # shown as code, never a link
+
+
+def test_a_new_stores_dashboard_shows_the_example_runs_each_judge_named_once(browser, server):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{server.url}/runs")
+    caption = page.get_by_text(f"{len(runs.SEEDS)} example runs of the sample dataset")
+    caption.wait_for(timeout=120_000)
+    page.get_by_role("tab", name="Run detail").click()
+    picked = page.get_by_role("combobox", name="Run", exact=True)
+    expect(picked).to_have_value(re.compile("Example · retrieval · local judge"),
+                                 timeout=60_000)
+    assert " · local · " not in picked.input_value()  # the name already says the judge
+    expect(page.locator(".st-key-aggregate_cards")).to_contain_text("incomplete",
+                                                                    timeout=60_000)
