@@ -259,3 +259,10 @@ def test_the_lexical_judge_answers_custom_questions_too():
     report = score(load_case("jev_pricing"), [example("states_a_limit")], judges.get("lexical"))
     result = report.results["states_a_limit"]
     assert result.approximate and all(0.0 <= d.p <= 1.0 for d in result.details)
+
+
+def test_every_offline_judge_in_the_catalog_answers_custom_questions_approximately():
+    for name in judges.offline_names():
+        report = score(load_case("jev_pricing"), [example("states_a_limit")], judges.get(name))
+        result = report.results["states_a_limit"]
+        assert result.approximate and len(result.details) == 4, name

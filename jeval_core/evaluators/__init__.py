@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import replace
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..case import Case

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from ..questions import (
     ATTRIBUTABLE_TO,
     CONTRADICTS,
+    CUSTOM,
     HELPS_ANSWER,
     RELEVANT_TO,
     SUPPORTED_BY,
@@ -42,6 +43,7 @@ from ..questions import (
     Question,
 )
 from ..text import has_text
+from . import calibration, custom_signals, lexical
 from .base import Answers, Direct, OfflineJudge
 
 if TYPE_CHECKING:
@@ -249,7 +251,12 @@ class DevxJudge(OfflineJudge):
             "and it approximates the hosted judge.")
 
     def answer(self, packed: Packed) -> Answers:
-        p = {wid: signal(q) for wid, q in packed.asked.items()}
+        # devx-ai has no formula for a person's own question: those are read as the lexical
+        # judge reads them (word overlap on a fitted curve), and marked approximate
+        custom = {wid: q for wid, q in packed.asked.items() if q.relation == CUSTOM}
+        p = {wid: calibration.LEXICAL_CUSTOM(x)
+             for wid, x in custom_signals.features(custom, lexical.similarity).items()}
+        p.update({wid: signal(q) for wid, q in packed.asked.items() if wid not in custom})
         direct: dict[str, Direct] = {}
         if packed.case is not None:
             names = {e.name for e in packed.selected if e.name not in packed.skipped}
