@@ -594,6 +594,8 @@ def test_a_custom_evaluator_written_in_the_browser_answers_per_chunk_as_typed(pa
     expect(table).to_contain_text("`context[2]` mentions the year a company was founded.")
     expect(table).to_contain_text("Founded in 2024.")
     assert len(table.locator("tbody tr").all()) == 4
+    editor.scroll_into_view_if_needed()
+    screenshot(page, "screenshot_custom.png")
     one_run(page, lambda: enter(editor.get_by_role("textbox", name="name", exact=True),
                                 "states_founding"))
     one_run(page, page.get_by_role("button", name="Use it in this case").click)

@@ -32,8 +32,9 @@ ABOUT_WORDS = {
     "context_statement": "each statement (sentence) of the context",
     "case": "the case, once",
 }
-DIRECTION_WORDS = {"higher": "higher is better (passes at or above)",
-                   "lower": "lower is better (a bad thing: passes at or below)"}
+DIRECTION_WORDS = {"higher": "score ≥ threshold", "lower": "score ≤ threshold"}
+REDUCER_WORDS = {"share": "share of yes", "any": "1 if any is yes", "all": "1 if all are yes",
+                 "weighted_precision": "weighted precision"}
 BLANK = "a blank question"
 
 
@@ -101,7 +102,7 @@ def widgets(on_change: Callable[[], None]) -> None:
         top = st.container(horizontal=True, vertical_alignment="center")
         top.markdown("**Your own evaluator**")
         top.selectbox("Start from", list(starts()), key=START, on_change=on_start, index=None,
-                      placeholder="Start from…", label_visibility="collapsed", width=260)
+                      placeholder="Start from…", label_visibility="collapsed", width=200)
         top.button("Close", key="ev_close", on_click=close_editor, type="tertiary")
         left, right = st.columns([3, 2])
         left.text_input("name", key=NAME, on_change=on_change,
@@ -120,9 +121,12 @@ def widgets(on_change: Callable[[], None]) -> None:
         no.text_input("counts as no (optional)", key=FALSE, on_change=on_change)
         how, way, at = st.columns([4, 4, 2])
         how.selectbox("score", list(REDUCERS), key=REDUCER, on_change=on_change,
-                      format_func=lambda r: f"{r}: {REDUCERS[r]}")
+                      format_func=REDUCER_WORDS.get,
+                      help="; ".join(f"{REDUCER_WORDS[r]}: {w}" for r, w in REDUCERS.items()))
         way.selectbox("passes when", list(DIRECTIONS), key=DIRECTION, on_change=on_change,
-                      format_func=DIRECTION_WORDS.get)
+                      format_func=DIRECTION_WORDS.get,
+                      help="≥ for a good thing; ≤ for a bad thing (a share of invented "
+                           "numbers)")
         at.number_input("threshold", 0.0, 1.0, step=0.05, key=THRESHOLD, on_change=on_change)
         purpose, word_yes, word_no = st.columns([6, 2, 2])
         purpose.text_input("purpose (one line, for the Metrics page)", key=PURPOSE,
