@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from ..address import Address
 from ..case import Case
@@ -12,11 +12,18 @@ from ..questions import Operand, Question
 from ..results import Detail, Result, is_yes
 from ..text import has_text, plural
 
-if TYPE_CHECKING:
-    from .custom import Definition
-
 Ask = Callable[[Case], list[Question]]
 Reduce = Callable[["Evaluator", Sequence[Question], Mapping[str, float], float], Result]
+
+
+class Defined(Protocol):
+    """What an evaluator made from data keeps of its definition (custom.Definition): it
+    travels with cases and runs as this dict."""
+
+    @property
+    def name(self) -> str: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -47,7 +54,7 @@ class Evaluator:
     score_name: str = ""  # what the score is called in reasons ("precision"), if anything
     threshold: float = 0.5  # the default; every run may set its own
     aliases: tuple[str, ...] = ()
-    definition: Definition | None = None  # a custom evaluator's own definition
+    definition: Defined | None = None  # a custom evaluator's own definition
 
     @property
     def custom(self) -> bool:
