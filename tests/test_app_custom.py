@@ -4,6 +4,7 @@ use it in the case, keep it, find it on the other pages."""
 import json
 import re
 
+from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
 from jeval_core import share
@@ -113,3 +114,25 @@ def test_a_link_with_a_custom_evaluator_opens_with_it_scored():
     card = [m.value for m in at.markdown if "approximate" in m.value and "score" in m.value]
     assert len(card) == 1 and "50% yes" in card[0]  # 31 March is a date; the cafe is not
     assert "states_a_date" in json.dumps(at.session_state["custom_definitions"])
+
+
+def test_a_toml_file_loaded_beside_the_picker_joins_the_case():
+    at = app()
+    at.session_state["ev_upload_open"] = True
+    at.run()
+    toml = (ROOT / "assets" / "evaluators" / "states_a_limit.toml").read_bytes()
+    at.file_uploader(key="ev_upload").upload("limits.toml", toml, "application/toml").run()
+    assert at.session_state["evaluators"][-1] == "states_a_limit"
+    assert any("Added states_a_limit from limits.toml" in shown(c.value) for c in at.caption)
+
+
+def test_a_broken_toml_file_says_why_and_changes_nothing():
+    at = app()
+    before = list(at.session_state["evaluators"])
+    at.session_state["ev_upload_open"] = True
+    at.run()
+    at.file_uploader(key="ev_upload").upload("bad.toml", b"[[evaluator]]\nname = ",
+                                             "application/toml").run()
+    assert at.session_state["evaluators"] == before
+    assert any("bad.toml is not valid TOML" in shown(c.value) and "nothing was changed"
+               in shown(c.value) for c in at.caption)

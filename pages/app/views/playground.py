@@ -268,13 +268,16 @@ def editor() -> dict[str, DeltaGenerator]:
 
 def own_evaluators() -> None:
     """Write a custom evaluator (the editor opens beside the case) or load a TOML file."""
-    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-        st.button("New evaluator", key="ev_new", on_click=evaluator_editor.open_editor,
-                  disabled=evaluator_editor.is_open(),
-                  help="write your own yes/no question and watch it answer on this case")
-        st.file_uploader("Load evaluators (.toml)", type=["toml"], key="ev_upload",
-                         on_change=on_evaluators_file, label_visibility="collapsed",
-                         help="a TOML file of [[evaluator]] tables: they join the picker")
+    st.button("New evaluator", key="ev_new", on_click=evaluator_editor.open_editor,
+              disabled=evaluator_editor.is_open(),
+              help="write your own yes/no question and watch it answer on this case")
+    box = st.expander("Load evaluators from a TOML file", key="ev_upload_open",
+                      on_change="rerun")
+    if box.open:  # drawn only when opened: an uploader is a heavy block on every edit
+        with box:
+            st.file_uploader("Load evaluators (.toml)", type=["toml"], key="ev_upload",
+                             on_change=on_evaluators_file, label_visibility="collapsed",
+                             help="a TOML file of [[evaluator]] tables: they join the picker")
     notice = state.said("ev_upload_notice")
     if notice:
         st.caption(inert(notice))
