@@ -1,6 +1,6 @@
 """Score the example runs a new run history starts with, and write them to their fixture.
 
-    python bench/example_runs.py            # writes assets/runs/examples.json (~30 s here)
+    python bench/example_runs.py            # writes assets/runs/examples.json.gz (~30 s here)
     python bench/example_runs.py --check    # scores again and says whether the file matches
     python bench/example_runs.py --load     # times loading the file into a new store (5x)
 
@@ -13,6 +13,7 @@ visit loads this file (`runs.seed`): it never scores anything itself.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import subprocess
 import sys
@@ -24,7 +25,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from jeval_core import datasets, evaluators, judges  # noqa: E402
-from jeval_core.runs import EXAMPLES, SAMPLE, SEEDS, export_runs, run_dataset, seed  # noqa: E402
+from jeval_core.runs import (  # noqa: E402
+    EXAMPLES,
+    SAMPLE,
+    SEEDS,
+    export_runs,
+    read_examples,
+    run_dataset,
+    seed,
+)
 from jeval_core.store import open_store  # noqa: E402
 
 
@@ -99,12 +108,12 @@ def main() -> int:
         return 0
     data = score_all()
     if args.check:
-        same = comparable(data) == comparable(json.loads(EXAMPLES.read_text("utf-8")))
+        same = comparable(data) == comparable(read_examples())
         print("the fixture matches a fresh scoring" if same else
               "the fixture differs from a fresh scoring: run without --check to rewrite it")
         return 0 if same else 1
     EXAMPLES.parent.mkdir(parents=True, exist_ok=True)
-    # one line per case, so a rescoring's diff shows which cases moved
+    # one line per case, so `zdiff` of two scorings shows which cases moved
     lines = ['{"about": ' + json.dumps(data["about"], ensure_ascii=False) + ', "runs": [']
     for r, run in enumerate(data["runs"]):
         head = {k: v for k, v in run.items() if k != "rows"}
@@ -113,7 +122,8 @@ def main() -> int:
                   + ("," if i < len(run["rows"]) - 1 else "") for i, c in enumerate(run["rows"])]
         lines.append("]}" + ("," if r < len(data["runs"]) - 1 else ""))
     lines.append("]}")
-    EXAMPLES.write_text("\n".join(lines) + "\n", "utf-8")
+    # mtime 0: the same scoring writes the same bytes
+    EXAMPLES.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), 9, mtime=0))
     print(f"wrote {EXAMPLES.relative_to(ROOT)}: {EXAMPLES.stat().st_size / 1e6:.2f} MB")
     return 0
 

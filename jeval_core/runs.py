@@ -329,7 +329,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
 # The example runs a new history starts with: scored once by `python bench/example_runs.py`
 # (which says the judge and the commit in the file) and loaded from here, never rescored.
-EXAMPLES = ROOT / "assets" / "runs" / "examples.json"
+# Gzipped: every question, p and evidence of 180 cases is ~1.1 MB of JSON, ~0.12 MB so.
+EXAMPLES = ROOT / "assets" / "runs" / "examples.json.gz"
 ANSWER_QUALITY = ("faithfulness", "answer_relevancy", "hallucination", "toxicity")
 RETRIEVAL = ("chunk_relevance", "contextual_precision")
 # (name, judge, evaluators, thresholds) of each example run, as bench/example_runs.py scores it.
@@ -366,16 +367,22 @@ def export_runs(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     return out
 
 
+def read_examples(fixture: Path = EXAMPLES) -> dict[str, Any]:
+    """The example runs' fixture as bench/example_runs.py wrote it."""
+    import gzip
+    import json
+
+    return dict(json.loads(gzip.decompress(fixture.read_bytes()).decode("utf-8")))
+
+
 def seed(store: Store, fixture: Path = EXAMPLES) -> list[str]:
     """On an empty store, load the example runs from their fixture (scored once, by the judge
     each names; see bench/example_runs.py), so the history and the Dashboard have something
     to show at once; ids of the runs made."""
-    import json
-
     with _seeding:
         if not store.is_empty() or not fixture.is_file():
             return []
-        data = json.loads(fixture.read_text("utf-8"))
+        data = read_examples(fixture)
         return [store.import_run(run, run["rows"]) for run in data["runs"]]
 
 

@@ -202,9 +202,9 @@ def test_a_killed_jeval_run_loses_no_finished_case(tmp_path):
 
 
 def test_an_empty_history_starts_with_the_example_runs_of_their_fixture(store):
-    from jeval_core.runs import EXAMPLES, SEEDS, seed
+    from jeval_core.runs import SEEDS, read_examples, seed
 
-    fixture = json.loads(EXAMPLES.read_text("utf-8"))
+    fixture = read_examples()
     made = seed(store)
     runs = store.runs()
     assert len(made) == len(runs) == len(SEEDS)
@@ -223,9 +223,9 @@ def test_the_example_runs_are_what_their_judges_say_today():
     the judge it names, give the very verdicts and scores it keeps."""
     from jeval_core import evaluators
     from jeval_core.batch import score_many
-    from jeval_core.runs import EXAMPLES
+    from jeval_core.runs import read_examples
 
-    fixture = json.loads(EXAMPLES.read_text("utf-8"))
+    fixture = read_examples()
     sample = datasets.load(SAMPLE)
     assert fixture["about"]["dataset_sha256"] == sample.sha256
     assert fixture["about"]["made_by"] == "python bench/example_runs.py"
