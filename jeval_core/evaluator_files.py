@@ -14,7 +14,7 @@ and stored runs (`Definition.to_dict`).
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,11 @@ def parse(text: str, source: str = "the evaluators file") -> tuple[Definition, .
         raise CaseError(f"{source} defines no evaluator: start one with [[evaluator]]")
     if not isinstance(tables, list):
         raise CaseError(f"{source}: write [[evaluator]] (two brackets), one per evaluator")
+    return _validated(tables, source)
+
+
+def _validated(tables: list[Any], source: str) -> tuple[Definition, ...]:
+    """Each table as a checked definition, one name once; an error names `source`."""
     try:
         return unique(Definition.from_dict(t) for t in tables)
     except CaseError as err:
@@ -102,10 +107,7 @@ def from_data(value: Any, source: str = "the case") -> tuple[Definition, ...]:
         return ()
     if not isinstance(value, list):
         raise CaseError(f'{source}: "custom_evaluators" must be a list of definitions')
-    try:
-        return unique(Definition.from_dict(v) for v in value)
-    except CaseError as err:
-        raise CaseError(f"{source}: {err}") from None
+    return _validated(value, source)
 
 
 def evaluators(definitions: Iterable[Definition]) -> dict[str, Evaluator]:
@@ -117,10 +119,3 @@ def definitions(chosen: Iterable[Evaluator]) -> list[dict[str, Any]]:
     """The custom ones among `chosen` as data, to travel with a case or a run."""
     return [e.definition.to_dict() for e in chosen if e.definition is not None]
 
-
-def merged(*groups: Mapping[str, Evaluator]) -> dict[str, Evaluator]:
-    """Several sources of custom evaluators as one lookup (later ones win)."""
-    out: dict[str, Evaluator] = {}
-    for g in groups:
-        out.update(g)
-    return out
