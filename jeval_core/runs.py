@@ -338,8 +338,8 @@ SEEDS: tuple[tuple[str, str, tuple[str, ...], dict[str, float]], ...] = (
     ("Example · answer quality · devx-ai scorer", "devx", ANSWER_QUALITY, {}),
     ("Example · answer quality · lexical judge", "lexical", ANSWER_QUALITY, {}),
     ("Example · answer quality · local judge", "local", ANSWER_QUALITY, {}),
-    ("Example · retrieval · local judge (contextual precision needs `expected`)", "local",
-     RETRIEVAL, {}),
+    # contextual precision needs `expected`: the cases without one are incomplete
+    ("Example · retrieval · local judge", "local", RETRIEVAL, {}),
 )
 _seeding = threading.Lock()
 
