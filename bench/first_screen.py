@@ -1,13 +1,18 @@
-"""When a reloaded Playground shows its editor, next to when it shows its results.
+"""When a reloaded Playground shows its case and its results, and how long the case's text
+areas stand as grey placeholders before that.
 
     python bench/first_screen.py [--visits 6]
 
 Starts the app on a loopback port and opens it `--visits` times in new browser profiles
-(no cache). On the page's own clock, from the page's first script: when the seed's label
-("50% yes") is on the page, and when the first text area of the editor is. Streamlit loads
-a widget's code only when a run first draws one; the editor's widgets are loaded with the
-page (pages/app/server.py), so the gap between the two is what is left. Prints each visit
-and the medians with the load average; asserts nothing.
+(no cache). On the page's own clock, from the page's first script, it notes when each of
+these is first visible (CSS visibility counts):
+- the case's first text area as Streamlit's grey placeholder (it loads a widget's code only
+  when a run first draws one);
+- the first text area itself;
+- the seed's result card, "50% yes".
+The results column stands hidden while the case's text areas are placeholders
+(pages/app/views/report.py), so the last two should read the same. Prints each visit and
+the medians with the load average; asserts nothing.
 """
 
 from __future__ import annotations
@@ -28,13 +33,20 @@ from browser import AppServer, launch  # noqa: E402
 from jev_servers import free_port  # noqa: E402
 
 SHOWN = """() => new Promise(done => {
-  const t0 = performance.now(); let results = null, editor = null;
+  const seen = el => el !== null && el !== undefined
+    && el.checkVisibility({visibilityProperty: true});
+  const at = {grey: null, editor: null, results: null};
   const tick = () => {
-    const now = performance.now() - t0;
-    if (results === null && document.body.innerText.includes('50% yes')) results = now;
-    if (editor === null && document.querySelector("[data-testid='stTextArea'] textarea"))
-      editor = now;
-    if ((results !== null && editor !== null) || now > 30000) return done([results, editor]);
+    const now = performance.now();
+    const card = [...document.querySelectorAll("[class*='st-key-card_']")]
+      .find(el => el.innerText.includes('50% yes'));
+    const shown = {
+      grey: document.querySelector(".st-key-input [data-testid='stSkeleton']"),
+      editor: document.querySelector("[data-testid='stTextArea'] textarea"),
+      results: card,
+    };
+    for (const what in shown) if (at[what] === null && seen(shown[what])) at[what] = now;
+    if ((at.editor !== null && at.results !== null) || now > 30000) return done(at);
     requestAnimationFrame(tick);
   };
   tick();
@@ -48,7 +60,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["JEVAL_DB"] = f"sqlite:///{tmp}/runs.db"
         app = AppServer(free_port(), Path(tmp) / "streamlit.log")
-        gaps, editors = [], []
+        seen: list[dict] = []
         try:
             with sync_playwright() as p:
                 browser = launch(p)
@@ -56,17 +68,22 @@ def main() -> None:
                     context = browser.new_context(viewport={"width": 1280, "height": 900})
                     page = context.new_page()
                     page.goto(app.url, wait_until="commit")
-                    results, editor = page.evaluate(SHOWN)
+                    at = page.evaluate(SHOWN)
                     context.close()
-                    print(f"visit {visit + 1}: results {results:.0f} ms, editor {editor:.0f} ms")
-                    gaps.append(editor - results)
-                    editors.append(editor)
+                    grey = "never" if at["grey"] is None else f"{at['grey']:.0f} ms"
+                    print(f"visit {visit + 1}: placeholders {grey}, editor {at['editor']:.0f} "
+                          f"ms, results {at['results']:.0f} ms")
+                    seen.append(at)
                 browser.close()
         finally:
             app.stop()
     load = os.getloadavg()[0]
-    print(f"median: editor at {statistics.median(editors):.0f} ms, "
-          f"{statistics.median(gaps):.0f} ms after the results (load average {load:.1f})")
+    editor = statistics.median(a["editor"] for a in seen)
+    lead = statistics.median(a["editor"] - a["results"] for a in seen)
+    grey = statistics.median(a["editor"] - (a["grey"] if a["grey"] is not None else a["editor"])
+                             for a in seen)
+    print(f"median: editor at {editor:.0f} ms, results {lead:.0f} ms before it, placeholders "
+          f"standing {grey:.0f} ms (load average {load:.1f})")
 
 
 if __name__ == "__main__":

@@ -650,3 +650,32 @@ def test_every_page_title_stands_where_it_will_stay_from_its_first_frame(server,
         page.wait_for_timeout(500)
         assert title.bounding_box()["y"] == first == 40  # the same on every page, at once
         browser.close()
+
+
+# From the page's first frame: every frame in which a result card is visible but no text area
+# of the case is yet (a text area stands as a grey placeholder until its code has loaded).
+RESULTS_BEFORE_CASE = """
+window.__resultsAlone = 0; window.__bothShown = false;
+(function watch() {
+  const seen = el => el !== null && el.checkVisibility({visibilityProperty: true});
+  const card = seen(document.querySelector("[class*='st-key-card_']"));
+  const area = seen(document.querySelector("[data-testid='stTextArea'] textarea"));
+  if (card && !area) window.__resultsAlone += 1;
+  if (card && area) { window.__bothShown = true; return; }
+  requestAnimationFrame(watch);
+})();
+"""
+
+
+def test_a_reloaded_playground_never_shows_its_results_before_its_case(server):
+    with sync_playwright() as p:
+        browser = launch(p)
+        for visit in range(2):  # a new profile each time: nothing of Streamlit's code cached
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+            page.add_init_script(RESULTS_BEFORE_CASE)
+            page.goto(server.url)
+            page.wait_for_function("window.__bothShown === true", timeout=60_000)
+            assert page.evaluate("window.__resultsAlone") == 0, f"visit {visit + 1}"
+            context.close()
+        browser.close()

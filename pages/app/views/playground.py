@@ -499,11 +499,14 @@ def panel() -> None:
     if present:
         live(Slots(top, st.container(), None, {}))
         return
-    inputs, results = st.columns([4, 6], gap="large")
+    inputs, column = st.columns([4, 6], gap="large")
     with inputs:
         chunks = editor()
         download = st.container()
         upload()
+    # hidden while the case's text areas wait for their code (report.CSS): a reloaded page
+    # draws the case and its results together, never the results first
+    results = column.container(key=draw.RESULTS)
     draft = None
     if evaluator_editor.is_open():
         with results:

@@ -21,6 +21,7 @@ from jeval_core.judges.card import card as measured_card
 from jeval_core.request import one_call_per_question
 from jeval_core.results import Result, is_yes
 from jeval_core.scoring import DetailRow
+from pages.app.state import INPUT
 from pages.app.views import verdict
 from pages.app.views.text import inert, plural
 
@@ -43,6 +44,12 @@ CSS = """<style>
 .stApp .stMultiSelect .react-aria-ComboBox > div { max-height: none; height: auto; }
 .stApp .stButtonGroup > div:last-child { flex-wrap: wrap; overflow: visible; }
 """
+# The Playground's results column (its container's key): it stands hidden while the case's
+# first text area is still Streamlit's grey placeholder, which it is only while a freshly
+# loaded page fetches the text areas' code. So the case and its results appear together.
+RESULTS = "results"
+CSS += (f'.stApp:has(.st-key-{INPUT} [data-testid="stSkeleton"]) .st-key-{RESULTS} '
+        "{ visibility: hidden; }\n")
 
 
 FOCUS = "#f0ad4e"
