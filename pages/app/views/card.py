@@ -13,6 +13,7 @@ from pages.app import state
 from pages.app.views import verdict
 from pages.app.views.text import inert
 
+NBSP = "\u00a0"  # "label 50% yes" and "score 0.50" each stay on one line
 GLYPHS = {state.PASS: "✓", state.FAIL: "✗"}  # the verdict label's buttons: narrow
 APPROXIMATE = ("Your own question, answered offline from its wording and the texts it names "
                "(not read as a language model reads it): a rough guide; the hosted judge or "
@@ -38,7 +39,7 @@ def result_card(name: str, result: Result, stale: bool = False, labelled: bool =
             mark = f" :red-badge[✗ you: {state.PASS if truth else state.FAIL}]"
     approx = " :violet-badge[≈ approximate]" if result.approximate else ""
     head = (f"**{inert(name)}** {verdict.badge(word, stale, ' · stale' if stale else '')}"
-            f"{mark}{approx} :gray[score] **{score:.2f}** :gray[· label] "
+            f"{mark}{approx} :gray[score]{NBSP}**{score:.2f}** :gray[· label]{NBSP}"
             f"**{inert(result.label)}**")
     if labelled:
         with st.container(horizontal=True, vertical_alignment="center", wrap=False,

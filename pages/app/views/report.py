@@ -43,6 +43,7 @@ CSS = """<style>
 .stApp [data-testid="stMultiSelectTagsContainer"] { flex-wrap: wrap; overflow: visible; }
 .stApp .stMultiSelect .react-aria-ComboBox > div { max-height: none; height: auto; }
 .stApp .stButtonGroup > div:last-child { flex-wrap: wrap; overflow: visible; }
+.stApp [class*="st-key-card_"] strong { white-space: nowrap; }
 """
 # The Playground's results column (its container's key): it stands hidden while the case's
 # first text area is still Streamlit's grey placeholder, which it is only while a freshly
