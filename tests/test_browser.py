@@ -695,3 +695,17 @@ def test_a_cards_score_and_label_each_stay_on_one_line_at_1280(server):
         assert ["50% yes", 1] in lines  # beside the card's ✓/✗ control, unbroken
         assert all(count == 1 for _, count in lines), lines
         browser.close()
+
+
+def test_a_new_evaluator_opened_from_below_comes_into_view_with_the_cursor_in_its_name(page):
+    button = page.get_by_role("button", name="New evaluator")
+    button.scroll_into_view_if_needed()  # under the case: the results column's top is above
+    assert page.locator(".st-key-summary").bounding_box()["y"] < 0
+    one_run(page, button.click)
+    editor = page.locator(".st-key-ev_editor")
+    page.wait_for_function("""() => {
+        const box = document.querySelector(".st-key-ev_editor");
+        return box !== null && Math.abs(box.getBoundingClientRect().top) < 120; }""")
+    name = editor.get_by_role("textbox", name="name", exact=True)
+    expect(name).to_be_focused()
+    expect(name).to_be_in_viewport()

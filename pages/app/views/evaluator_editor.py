@@ -36,6 +36,25 @@ DIRECTION_WORDS = {"higher": "score ≥ threshold", "lower": "score ≤ threshol
 REDUCER_WORDS = {"share": "share of yes", "any": "1 if any is yes", "all": "1 if all are yes",
                  "weighted_precision": "weighted precision"}
 BLANK = "a blank question"
+ARRIVE = "ev_arrive"  # just opened: the editor is brought into view, once
+# The editor opens at the top of the results column, above where the person clicked (often
+# scrolled out of view): this brings it into view and puts the cursor in its name. Our own
+# constant text; nothing a visitor typed goes into it.
+BRING_INTO_VIEW = """<script>
+(function () {
+  let tries = 0;
+  (function look() {
+    const box = document.querySelector(".st-key-ev_editor");
+    const name = box && box.querySelector(".st-key-ev_name input");
+    if (name) {
+      box.scrollIntoView({block: "start"});
+      name.focus({preventScroll: true});
+    } else if (++tries < 300) {
+      requestAnimationFrame(look);
+    }
+  })();
+})();
+</script>"""
 
 
 def starts() -> dict[str, Definition | None]:
@@ -64,6 +83,7 @@ def open_editor(d: Definition | None = None) -> None:
     fill(d)
     st.session_state[OPEN] = True
     st.session_state[START] = None
+    st.session_state[ARRIVE] = True
 
 
 def close_editor() -> None:
@@ -133,6 +153,8 @@ def widgets(on_change: Callable[[], None]) -> None:
                            on_change=on_change)
         word_yes.text_input("word for yes", key=YES, on_change=on_change)
         word_no.text_input("word for no", key=NO, on_change=on_change)
+        if st.session_state.pop(ARRIVE, False):
+            st.html(BRING_INTO_VIEW, unsafe_allow_javascript=True)
 
 
 Scorer = Callable[..., Report]  # the page's cached offline scoring
