@@ -84,7 +84,7 @@ def test_a_case_in_detail_has_a_badge_a_score_and_a_reason_per_metric():
     at.selectbox(key="dash_case").set_value("support-01").run()
     badges = [shown(m.value) for m in at.markdown if "chunk_relevance" in shown(m.value)]
     assert any(re.match(r"\*\*chunk_relevance\*\* :(green|red)-badge\[(PASS|FAIL)\] "
-                        r":gray\[score\] \*\*\d\.\d\d\*\*", b) for b in badges)
+                        r":gray\[score\]\u00a0\*\*\d\.\d\d\*\*", b) for b in badges)
     assert any("Passes at score ≥ 0.70" in shown(c.value) for c in at.caption)
     assert any("chunks are relevant" in shown(c.value) for c in at.caption)
 

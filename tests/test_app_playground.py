@@ -47,7 +47,8 @@ def metric(at: AppTest, label: str) -> list[str]:
 
 def labels(at: AppTest) -> list[str]:
     """Each evaluator card's label ("50% yes"), in card order."""
-    found = (re.search(r":gray\[· label\] \*\*(.+?)\*\*$", shown(m.value)) for m in at.markdown)
+    label = r":gray\[· label\]\u00a0\*\*(.+?)\*\*$"  # the label after a non-breaking space
+    found = (re.search(label, shown(m.value)) for m in at.markdown)
     return [m.group(1) for m in found if m]
 
 
