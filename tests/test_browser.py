@@ -681,20 +681,11 @@ def test_a_reloaded_playground_never_shows_its_results_before_its_case(server):
         browser.close()
 
 
-def test_a_cards_score_and_label_each_stay_on_one_line_at_1280(server):
-    with sync_playwright() as p:
-        browser = launch(p)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        count_runs(page)
-        page.goto(server.url)
-        page.get_by_text("50% yes").first.wait_for(timeout=60_000)
-        wait_for_runs(page, 1)
-        lines = page.evaluate("""() => [...document.querySelectorAll(
-            "[class*='st-key-card_'] strong")]
-            .map(el => [el.innerText, el.getClientRects().length])""")
-        assert ["50% yes", 1] in lines  # beside the card's ✓/✗ control, unbroken
-        assert all(count == 1 for _, count in lines), lines
-        browser.close()
+def test_a_cards_score_and_label_each_stay_on_one_line_at_1280(page):
+    lines = page.evaluate("""() => [...document.querySelectorAll(
+        "[class*='st-key-card_'] strong")].map(el => [el.innerText, el.getClientRects().length])""")
+    assert ["50% yes", 1] in lines  # beside the card's ✓/✗ control, unbroken
+    assert all(count == 1 for _, count in lines), lines
 
 
 def test_a_new_evaluator_opened_from_below_comes_into_view_with_the_cursor_in_its_name(page):
