@@ -1,10 +1,14 @@
 """Refit an offline judge's curves from labelled data, and print how it does on held-out data.
 
-    python bench/calibrate.py                  # the local judge
+    python bench/calibrate.py                  # the local judge (the reader), beside the
+                                               # similarity judge it replaced
+    python bench/calibrate.py --judge similarity
     python bench/calibrate.py --judge lexical
 
-Three kinds of labelled data, each split by topic into a part that is fitted on and a part
-that is only ever measured (`fitting.held_out_part`; the hand pairs keep split.json):
+Three kinds of labelled data, each split by topic into a part that is fitted on and a
+held-out part (`fitting.held_out_part`; the hand pairs keep split.json); the held-out part is
+cut again (`part`): a third calibrates the local judge's curves (its reader was trained on
+the fit part), two thirds are only ever measured, for every judge alike:
   adversarial  assets/calibration/pairs.jsonl, written/*.jsonl: hard hand-written pairs
   ordinary     assets/calibration/ordinary/*.jsonl: whole retrievals as a retriever returns
                them (every chunk on topic, a few that answer), answers labelled per sentence
@@ -12,8 +16,9 @@ that is only ever measured (`fitting.held_out_part`; the hand pairs keep split.j
                absent packages are skipped with a note
 Every question is built by the evaluators from a real Case and answered by the judge with
 the whole case in view, as in the app. Per relation and source it prints the held-out AUC,
-accuracy, F1 and the always-no baseline, for the committed curves ("now") and for a fresh
-fit on the fit parts ("refit", its constants to paste into calibration.py), then the unsure
+accuracy, F1 and the always-no baseline, for the committed curves ("now"), for the
+similarity judge beside the local one ("before"), and for a fresh fit ("refit", its
+constants to paste into calibration.py), then the unsure
 band measured on the held-out answers, and each example case's stated truth met.
 """
 
@@ -41,7 +46,7 @@ from jeval_core.evaluators import (  # noqa: E402
     faithfulness,
     hallucination,
 )
-from jeval_core.judges import calibration, lexical  # noqa: E402
+from jeval_core.judges import calibration, lexical, local, similarity  # noqa: E402  # noqa: E402
 from jeval_core.judges.fitting import (  # noqa: E402
     Verdicts,
     accuracy_in,
@@ -50,7 +55,6 @@ from jeval_core.judges.fitting import (  # noqa: E402
     predict,
     unsure_band,
 )
-from jeval_core.judges.local import LocalJudge, probability  # noqa: E402
 from jeval_core.questions import (  # noqa: E402
     ATTRIBUTABLE_TO,
     CONTRADICTS,
@@ -65,14 +69,19 @@ from jeval_core.questions import (  # noqa: E402
 
 CALIBRATION = ROOT / "assets" / "calibration"
 EXAMPLES = ROOT / "assets" / "examples"
-RIDGE = {"lexical": 1e-3, "local": 0.3}
-ALONE = "helps_answer alone"  # the curve of a chunk read on its own (calibration.LOCAL_ALONE)
-REAL_LIMIT = 150  # questions (or claims, sentences) per public source: a run of a few minutes
+RIDGE = {"lexical": 1e-3, "local": 0.3, "similarity": 0.3}
+JUDGES = {"local": local.LocalJudge, "similarity": similarity.SimilarityJudge}
+SIGNS = {"local": calibration.LOCAL_SIGNS, "similarity": calibration.SIMILARITY_SIGNS}
+PROBABILITY = {"local": local.probability, "similarity": similarity.probability}
+ALONE = "helps_answer alone"  # the similarity judge's chunk read alone (SIMILARITY_ALONE)
+REAL_LIMIT = 500  # questions (or claims, sentences) per public source (a few minutes)
 # Public sources that are only ever measured: their labels are not what the judge is asked
 # (condescension, romanised Hindi-English, presuppositions, contrastive Wikipedia revisions
 # that a sentence embedding cannot see); fitting on them would only pull the curves flat.
 MEASURED_ONLY = {"real:hinglish_toxicity", "real:talkdown_condescension",
                  "real:nope_presuppositions", "real:vitaminc"}
+# The reader reads claims against evidence, so its curves may learn from those two.
+MEASURED_ONLY_READER = {"real:hinglish_toxicity", "real:talkdown_condescension"}
 
 
 @dataclass
@@ -94,11 +103,26 @@ class Table:
     X: dict[str, list[tuple[float, ...]]] = field(default_factory=lambda: defaultdict(list))
     y: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     source: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
-    held: dict[str, list[bool]] = field(default_factory=lambda: defaultdict(list))
+    part: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
 
     def arrays(self, relation: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return (np.array(self.X[relation], dtype=float), np.array(self.y[relation]),
-                np.array(self.source[relation]), np.array(self.held[relation]))
+                np.array(self.source[relation]), np.array(self.part[relation]))
+
+
+def part(item: Labelled) -> str:
+    """"fit", "calibrate" or "measure". The held-out part (30% of topics) is cut in two: a
+    third that the reader's curves are fitted on ("calibrate": the reader was trained on the
+    fit part, so a curve fitted there would trust it too much) and two thirds that are only
+    ever measured, for every judge, so that judges are compared on the very same rows."""
+    if not item.held_out:
+        return "fit"
+    return "measure" if held_out_part(item.topic, 2) else "calibrate"
+
+
+# Where each judge's curves are fitted: the similarity and lexical judges on the fit part as
+# before; the local judge's reader was trained there, so its curves on the calibrate part.
+FIT_PART = {"local": "calibrate", "similarity": "fit", "lexical": "fit"}
 
 
 def _lines(path: Path) -> Iterator[dict]:
@@ -239,17 +263,19 @@ def load(public: bool = True) -> tuple[list[Labelled], list[str]]:
 def signals(judge: str, data: list[Labelled]) -> Table:
     """Every labelled question's signals as the judge computes them, whole case in view."""
     table = Table()
-    local = LocalJudge() if judge == "local" else None
+    reads = JUDGES[judge]() if judge in JUDGES else None
+    if FIT_PART[judge] != "fit":  # nothing of the fit part is fitted on or measured
+        data = [item for item in data if item.held_out]
     for item in data:
-        if local is None:
+        if reads is None:
             xs = {qid: (q, (lexical.signal(q)[1],)) for qid, q in item.questions.items()}
         else:
-            xs = local.features(item.questions, item.output)
+            xs = reads.features(item.questions, item.output)
         for qid, (q, x) in xs.items():
             table.X[q.relation].append(x)
             table.y[q.relation].append(item.labels[qid])
             table.source[q.relation].append(item.source)
-            table.held[q.relation].append(item.held_out)
+            table.part[q.relation].append(part(item))
     return table
 
 
@@ -271,13 +297,13 @@ def refit(judge: str, table: Table) -> dict[str, np.ndarray]:
     """Fresh constants per relation, from the fit parts only."""
     out = {}
     for relation in table.X:
-        X, y, source, held = table.arrays(relation)
-        fit_rows = ~held & ~np.isin(source, list(MEASURED_ONLY))
-        signs = (calibration.LOCAL_SIGNS[relation] if judge == "local"
-                 else (1,) * X.shape[1])
+        X, y, source, parts = table.arrays(relation)
+        fit_rows = (parts == FIT_PART[judge]) & ~np.isin(source, list(
+            MEASURED_ONLY if judge != "local" else MEASURED_ONLY_READER))
+        signs = SIGNS[judge][relation] if judge in SIGNS else (1,) * X.shape[1]
         out[relation] = fit_signed(X[fit_rows], y[fit_rows], RIDGE[judge],
                                    source_weights(source[fit_rows]), signs)
-        if judge == "local" and relation == HELPS_ANSWER:  # the chunk read alone
+        if judge == "similarity" and relation == HELPS_ANSWER:  # the chunk read alone
             cols = list(calibration.ALONE)
             out[ALONE] = fit_signed(X[fit_rows][:, cols], y[fit_rows], RIDGE[judge],
                                     source_weights(source[fit_rows]),
@@ -288,7 +314,7 @@ def refit(judge: str, table: Table) -> dict[str, np.ndarray]:
 def committed(judge: str, relation: str) -> Callable[[np.ndarray], np.ndarray]:
     if judge == "lexical":
         return lambda X: np.array([calibration.LEXICAL[relation](x[0]) for x in X])
-    return lambda X: np.array([probability(relation, tuple(x)) for x in X])
+    return lambda X: np.array([PROBABILITY[judge](relation, tuple(x)) for x in X])
 
 
 def measure(judge: str, table: Table, fresh: dict[str, np.ndarray] | None = None
@@ -296,7 +322,8 @@ def measure(judge: str, table: Table, fresh: dict[str, np.ndarray] | None = None
     """relation -> source -> (committed curves, fresh fit) verdicts on the held-out part."""
     out: dict[str, dict[str, tuple[Verdicts, Verdicts | None]]] = {}
     for relation in sorted(table.X, key=RELATIONS.index):
-        X, y, source, held = table.arrays(relation)
+        X, y, source, parts = table.arrays(relation)
+        held = parts == "measure"
         now = committed(judge, relation)(X)
         new = predict(fresh[relation], X) if fresh else None
         if fresh and ALONE in fresh and new is not None and relation == HELPS_ANSWER:
@@ -314,7 +341,8 @@ def bands(judge: str, table: Table) -> dict[str, tuple[tuple[float, float], floa
     the held-out answers of the committed curves."""
     out = {}
     for relation in table.X:
-        X, y, _, held = table.arrays(relation)
+        X, y, _, parts = table.arrays(relation)
+        held = parts == "measure"
         p = committed(judge, relation)(X[held])
         band = unsure_band(p, y[held])
         acc, n = accuracy_in(p, y[held], band)
@@ -340,7 +368,7 @@ def examples(judge_name: str) -> tuple[int, int, list[str]]:
     from jeval_core import judges
     from jeval_core.scoring import score
 
-    judge = judges.get(judge_name)
+    judge = JUDGES[judge_name]() if judge_name in JUDGES else judges.get(judge_name)
     met = total = 0
     missed: list[str] = []
     for path in sorted(EXAMPLES.glob("*.json")):
@@ -367,7 +395,7 @@ def examples(judge_name: str) -> tuple[int, int, list[str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--judge", choices=("lexical", "local"), default="local")
+    parser.add_argument("--judge", choices=("lexical", "local", "similarity"), default="local")
     parser.add_argument("--write", action="store_true",
                         help="write the held-out figures and unsure bands of the committed "
                              "curves to jeval_core/judges/agreement.json (the judge card)")
@@ -379,14 +407,21 @@ def main() -> None:
         print(f"skipped {note}")
     table = signals(args.judge, data)
     fresh = refit(args.judge, table)
+    # The local judge is shown beside the similarity judge it replaced, on the same rows.
+    before = (measure("similarity", signals("similarity", [i for i in data if i.held_out]))
+              if args.judge == "local" else {})
     print(f"{args.judge} judge, held-out part of each source (AUC / accuracy / F1 at p >= 0.5; "
-          "'no' = accuracy of answering no to all)")
-    print(f"{'relation':16} {'source':22} {'n':>5} {'pos':>5} {'no':>6}   "
-          f"{'now: AUC   acc    F1':22} {'refit: AUC   acc    F1':22}")
+          "'no' = accuracy of answering no to all"
+          + ("; 'before' = the similarity judge" if before else "") + ")")
+    print(f"{'relation':16} {'source':28} {'n':>5} {'pos':>5} {'no':>6}   "
+          + (f"{'before: AUC  acc    F1':22} " if before else "")
+          + f"{'now: AUC   acc    F1':22} {'refit: AUC   acc    F1':22}")
     for relation, by_source in measure(args.judge, table, fresh).items():
         for s, (now, new) in by_source.items():
-            print(f"{relation:16} {s:22} {now.n:>5} {now.positives / now.n:>5.2f} "
-                  f"{now.always_no:>6.3f}   {_fmt(now):22} {_fmt(new):22}")
+            old = before.get(relation, {}).get(s, (None, None))[0] if before else None
+            print(f"{relation:16} {s:28} {now.n:>5} {now.positives / now.n:>5.2f} "
+                  f"{now.always_no:>6.3f}   " + (f"{_fmt(old):22} " if before else "")
+                  + f"{_fmt(now):22} {_fmt(new):22}")
     print("\nrefit constants (fit parts only):")
     for relation, w in sorted(fresh.items()):
         print(f"  {relation:16} {constants(args.judge, w)}")

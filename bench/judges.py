@@ -87,9 +87,9 @@ def chunks_of(tokens: int, count: int) -> list[str]:
     return out
 
 
-def case_with(chunks: list[str]) -> Case:
+def case_with(chunks: list[str], expected: str | None = None) -> Case:
     seed = json.loads((ROOT / "assets" / "examples" / "noisy_retrieval.json").read_text())
-    return Case(seed["input"], seed["output"], None, tuple(chunks))
+    return Case(seed["input"], seed["output"], expected, tuple(chunks))
 
 
 def latency() -> None:
@@ -98,18 +98,30 @@ def latency() -> None:
     cases = {"seed 000 example (4 short chunks)": seed}
     for n in (6, 20):
         cases[f"{n} chunks of ~128 tokens"] = case_with(chunks_of(128, n))
+    # Every evaluator asks something of this one (8 with `expected`).
+    big = case_with(chunks_of(128, 30), "Deleted files stay in Trash for 30 days on Free and "
+                    "Plus plans. Business plans keep them for 180 days.")
+    cases["30 chunks x 8 evaluators"] = big
     for judge in (LocalJudge(), LexicalJudge()):
         score(seed, NAMES, judge)  # load once, outside the timing
         for label, case in cases.items():
             def fresh(i: int, case: Case = case, judge=judge) -> None:
                 edited = tuple(f"{c} (v{i})" for c in case.context)
-                score(Case(case.input, f"{case.output} (v{i})", None, edited), NAMES, judge)
+                score(Case(case.input, f"{case.output} (v{i})", case.expected, edited), NAMES,
+                      judge)
 
             def warm(i: int, case: Case = case, judge=judge) -> None:
                 score(case, NAMES, judge)
 
-            print(f"{judge.name:8} {label:36} fresh {stats(timed(fresh))}   "
-                  f"warm {stats(timed(warm))}")
+            def one_chunk(i: int, case: Case = case, judge=judge) -> None:
+                edited = list(case.context)
+                edited[i % len(edited)] += f" (e{i})"
+                score(Case(case.input, case.output, case.expected, tuple(edited)), NAMES, judge)
+
+            runs = 8 if len(case.context) >= 30 else RUNS
+            print(f"{judge.name:8} {label:36} fresh {stats(timed(fresh, runs))}   "
+                  f"one chunk edited {stats(timed(one_chunk, runs))}   "
+                  f"warm {stats(timed(warm, runs))}")
 
 
 def round_trip() -> None:
@@ -126,7 +138,9 @@ def main() -> None:
     whole_commands()
     load = fresh_process("from jeval_core.judges.embedder import embedder; embedder()")
     print(f"{'local':8} {'load MiniLM (new process, import incl.)':36} {stats(load)}")
-    tox = fresh_process("from jeval_core.judges.local import profanity_probability; "
+    load = fresh_process("from jeval_core.judges.reader import model; model()")
+    print(f"{'local':8} {'load the reader (new process, import incl.)':36} {stats(load)}")
+    tox = fresh_process("from jeval_core.judges.similarity import profanity_probability; "
                         "profanity_probability(['hi'])")
     print(f"{'local':8} {'load profanity model (toxicity only)':36} {stats(tox)}")
     latency()

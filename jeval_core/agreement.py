@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .judges.fitting import auc
+from .judges.fitting import auc, kappa
 from .labels import CHUNK_RELEVANCE, Labels
 from .results import Result
 
@@ -87,17 +87,6 @@ class Agreement:
         if self.accuracy.low is None:
             return None
         return self.accuracy.low > self.always_no
-
-
-def kappa(yes: np.ndarray, truth: np.ndarray) -> float | None:
-    """Cohen's kappa: agreement beyond what two raters with these yes-rates reach by chance.
-    None when chance agreement is already total (every verdict and label the same)."""
-    if not len(yes):
-        return None
-    observed = float(np.mean(yes == truth))
-    p_yes, t_yes = float(np.mean(yes)), float(np.mean(truth))
-    chance = p_yes * t_yes + (1 - p_yes) * (1 - t_yes)
-    return None if chance >= 1.0 else (observed - chance) / (1 - chance)
 
 
 def _figures(p: np.ndarray, y: np.ndarray) -> dict[str, float | None]:

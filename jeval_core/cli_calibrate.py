@@ -120,12 +120,13 @@ def describe(p: Any) -> str:
     lines = [f"profile {p.name!r} for the {p.judge} judge, fitted on {p.source} "
              f"(sha256 {p.dataset_sha256[:12]}), {p.folds}-fold cross-validation by case",
              f"{'question type':16} {'labels':>7} {'yes':>5} {'cases':>6}  "
-             f"{'always no':>9}  {'before: AUC  acc   F1':22} {'after: AUC  acc   F1':22}"]
+             f"{'always no':>9}  {'before: AUC  acc   F1    kappa':28} "
+             f"{'after: AUC  acc   F1    kappa':28}"]
     for relation, f in p.relations.items():
         before, after = f.before, f.after
         lines.append(f"{relation:16} {f.labels:>7} {f.positives:>5} {f.cases:>6}  "
                      f"{before.always_no if before else float('nan'):>9.3f}  "
-                     f"{_fmt(before):22} {_fmt(after):22}")
+                     f"{_fmt(before):28} {_fmt(after):28}")
         lines.append(f"  {f.note}")
     return "\n".join(lines)
 
@@ -134,4 +135,5 @@ def _fmt(v: Any) -> str:
     if v is None:
         return "-"
     auc = "  n/a" if v.auc is None else f"{v.auc:.3f}"
-    return f"{auc} {v.accuracy:.3f} {v.f1:.3f}"
+    kappa = "  n/a" if v.kappa is None else f"{v.kappa:.3f}"
+    return f"{auc} {v.accuracy:.3f} {v.f1:.3f} {kappa}"

@@ -99,3 +99,30 @@ def test_a_profile_needs_a_name(judge, halves):
     data, fit_part, _ = halves
     with pytest.raises(profile.ProfileError, match="needs a name"):
         profile.fit(fit_part, "  ", data.sha256, data.name, judge=judge)
+
+
+def test_the_cut_a_profile_chooses_is_where_its_verdicts_turn():
+    p = np.array([0.31, 0.32, 0.33])
+    assert np.allclose(profile.shifted(p, 0.32), [0.5], atol=0.02)
+    assert profile.shifted(p, 0.32)[0] < 0.5 < profile.shifted(p, 0.32)[2]
+
+
+def test_the_cut_that_agrees_best_with_the_labels_is_chosen():
+    """Labels that turn at p 0.3, not 0.5: the cut follows them."""
+    p = np.linspace(0.05, 0.95, 181)
+    y = (p >= 0.3).astype(int)
+    assert profile.best_cut(p, y) == pytest.approx(0.3, abs=0.026)
+
+
+def test_the_profile_reports_kappa_before_and_after(judge, halves):
+    data, fit_part, _ = halves
+    f = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge).relations[
+        "helps_answer"]
+    assert f.before.kappa is not None and f.after.kappa is not None
+    assert f"kappa {f.after.kappa:.3f} vs {f.before.kappa:.3f}" in f.note
+
+
+def test_a_profile_fitted_for_the_previous_local_judge_is_refused_with_how_to_mend_it():
+    old = '{"version": 1, "judge": "local", "relations": {}}'
+    with pytest.raises(profile.ProfileError, match="fit it again with `jeval calibrate`"):
+        profile.Profile.from_json(old)

@@ -66,14 +66,15 @@ class Linear:
         return min(self.hi, max(self.lo, p))
 
 
-# Local judge: MiniLM cosine plus cheap signals, read with the whole case in view, one curve
+# Similarity judge (the local judge before the reader): MiniLM cosine plus cheap signals,
+# read with the whole case in view, one curve
 # per relation, fitted by `python bench/calibrate.py` on the fit parts of three kinds of
 # labelled data (hard hand-written pairs, ordinary retrievals, human-labelled public data),
 # each kind with equal total weight; the held-out parts are only ever measured.
 # The signals of each relation, in order, and the sign each weight must have (+1: more of
 # it, more "yes"); a fit that gives a signal the other sign has learnt its corpus, not the
 # relation, and the signal is dropped (weight 0).
-LOCAL_SIGNALS = {
+SIMILARITY_SIGNALS = {
     "helps_answer": ("cosine to the question", "below the case's best chunk",
                      "standing among the case's chunks", "question words covered",
                      "coverage below the best chunk's", "no number where one is asked for",
@@ -84,14 +85,14 @@ LOCAL_SIGNALS = {
     "contradicts": ("topicality", "same quantity, other number", "agreement"),
     "toxic": ("profanity classifier", "a listed profane word"),
 }
-LOCAL_SIGNALS["relevant_to"] = LOCAL_SIGNALS["helps_answer"][:6]
-LOCAL_SIGNALS["attributable_to"] = LOCAL_SIGNALS["supported_by"]
-LOCAL_SIGNS = {
+SIMILARITY_SIGNALS["relevant_to"] = SIMILARITY_SIGNALS["helps_answer"][:6]
+SIMILARITY_SIGNALS["attributable_to"] = SIMILARITY_SIGNALS["supported_by"]
+SIMILARITY_SIGNS = {
     "helps_answer": (1, 1, 1, 1, 1, -1, 1, 0, 1), "relevant_to": (1, 1, 1, 1, 1, -1),
     "supported_by": (1, -1, 1), "attributable_to": (1, -1, 1),
     "contradicts": (1, 1, -1), "toxic": (1, 1),
 }
-LOCAL = {
+SIMILARITY = {
     "helps_answer": Linear(-2.48, (1.71, 1.77, 0.27, 0.68, 2.34, -1.17, 1.89, -3.14, 6.36)),
     "relevant_to": Linear(-1.60, (3.73, 0.00, 0.00, 0.34, 0.00, -0.02)),
     "supported_by": Linear(-0.32, (0.38, -2.13, 2.02)),
@@ -103,15 +104,45 @@ LOCAL = {
 # the case's signals add evidence but never veto a chunk that answers by itself, so a good
 # chunk stays relevant beside a better one. helps_answer's p is the larger of the two.
 ALONE = (0, 3, 5)  # the helps_answer signals this curve reads
-LOCAL_ALONE = Linear(-4.26, (5.21, 2.24, -1.18))
+SIMILARITY_ALONE = Linear(-4.26, (5.21, 2.24, -1.18))
 # Custom questions (a person's own wording), read from the signals in `custom_signals`,
 # fitted by `python bench/custom_questions.py` on 313 labelled items of 64 custom questions
 # (two sets in different domains; each measured with the other's fit: local AUC 0.72,
 # accuracy 0.68 against 0.58 for answering "no" to all; lexical AUC 0.64). A rough guide,
 # and every such answer is marked approximate.
 CUSTOM_SIGNS = (1, 1, 1, 0, 1)
-LOCAL["custom"] = Linear(-0.72, (1.55, 2.59, 6.26, 0.07, 1.62))
+SIMILARITY["custom"] = Linear(-0.72, (1.55, 2.59, 6.26, 0.07, 1.62))
 LEXICAL_CUSTOM = Linear(-1.33, (3.95, 5.94, 4.83, -0.18, 1.49))
+
+# Local judge: the reader's reads (judges/local.py), one curve per relation, fitted by
+# `python bench/calibrate.py` on the fit parts of the same three kinds of labelled data (the
+# reader itself was trained on none of the held-out parts). Toxicity and custom questions
+# keep the similarity judge's signals and curves.
+LOCAL_SIGNALS = {
+    "helps_answer": ("reader: helps answer (log-odds)", "below the case's best chunk",
+                     "entails an expected sentence"),
+    "supported_by": ("reader: best chunk entails it (log-odds)",
+                     "reader: a chunk refutes it (log-odds)", "numbers the context lacks"),
+    "contradicts": ("reader: the chunk refutes a sentence (log-odds)",
+                    "reader: the chunk entails a sentence (log-odds)"),
+    "toxic": SIMILARITY_SIGNALS["toxic"],
+}
+LOCAL_SIGNALS["relevant_to"] = LOCAL_SIGNALS["helps_answer"]
+LOCAL_SIGNALS["attributable_to"] = LOCAL_SIGNALS["supported_by"]
+LOCAL_SIGNS = {
+    "helps_answer": (1, 1, 1), "relevant_to": (1, 1, 1),
+    "supported_by": (1, -1, -1), "attributable_to": (1, -1, -1),
+    "contradicts": (1, 0), "toxic": SIMILARITY_SIGNS["toxic"],
+}
+LOCAL = {
+    "helps_answer": Linear(0.0, (1.0, 0.0, 0.0)),
+    "relevant_to": Linear(0.0, (1.0, 0.0, 0.0)),
+    "supported_by": Linear(0.0, (1.0, 0.0, 0.0)),
+    "attributable_to": Linear(0.0, (1.0, 0.0, 0.0)),
+    "contradicts": Linear(0.0, (1.0, 0.0)),
+    "toxic": SIMILARITY["toxic"],
+    "custom": SIMILARITY["custom"],
+}
 
 
 @lru_cache(maxsize=1)
@@ -131,6 +162,7 @@ def bands(judge: str) -> dict[str, tuple[float, float]]:
 
 
 LOCAL_UNSURE = bands("local")
+SIMILARITY_UNSURE = bands("similarity")
 LEXICAL_UNSURE = bands("lexical")
 
 

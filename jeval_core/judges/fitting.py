@@ -87,6 +87,17 @@ def auc(p: np.ndarray, y: np.ndarray) -> float | None:
                  / (len(pos) * len(neg)))
 
 
+def kappa(yes: np.ndarray, truth: np.ndarray) -> float | None:
+    """Cohen's kappa: agreement beyond what two raters with these yes-rates reach by chance.
+    None when chance agreement is already total (every verdict and label the same)."""
+    if not len(yes):
+        return None
+    observed = float(np.mean(yes == truth))
+    p_yes, t_yes = float(np.mean(yes)), float(np.mean(truth))
+    chance = p_yes * t_yes + (1 - p_yes) * (1 - t_yes)
+    return None if chance >= 1.0 else (observed - chance) / (1 - chance)
+
+
 @dataclass(frozen=True)
 class Verdicts:
     """How a judge's verdicts at p >= 0.5 compare with the labels."""

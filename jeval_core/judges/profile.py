@@ -27,13 +27,13 @@ from ..errors import JevalError
 from ..evaluators import chunk_relevance
 from ..questions import HELPS_ANSWER
 from . import calibration
-from .fitting import Verdicts, fit_signed, predict, unsure_band
+from .fitting import P_CEILING, P_FLOOR, Verdicts, fit_signed, kappa, predict, unsure_band
 
 if TYPE_CHECKING:
     from ..case import Case
     from ..questions import Question
 
-VERSION = 1
+VERSION = 2  # 2: the reader's signals (version 1 profiles were fitted on the similarity judge's)
 FOLDS = 5
 MIN_LABELS = 30  # of one question type
 MIN_EACH = 8  # of each answer (relevant and noise)
@@ -57,9 +57,13 @@ class Curve:
 
     kind: str
     weights: tuple[float, ...]
+    # The p at which the person's verdicts turn, chosen under cross-validation (the cut that
+    # agrees best with their labels); the curve maps it to 0.5, where every verdict turns.
+    cut: float = 0.5
 
     def __call__(self, x: Sequence[float], builtin: float) -> float:
-        return float(predict(np.array(self.weights), np.array([_row(self.kind, x, builtin)]))[0])
+        p = predict(np.array(self.weights), np.array([_row(self.kind, x, builtin)]))
+        return float(shifted(p, self.cut)[0])
 
 
 @dataclass(frozen=True)
@@ -68,10 +72,12 @@ class Figures(Verdicts):
     is chosen by."""
 
     log_loss: float = 0.0
+    kappa: float | None = None  # Cohen's kappa of the verdicts against the labels
 
     @classmethod
     def of(cls, p: np.ndarray, y: np.ndarray) -> Figures:
-        return cls(**vars(Verdicts.of(p, y)), log_loss=log_loss(p, y))
+        return cls(**vars(Verdicts.of(p, y)), log_loss=log_loss(p, y),
+                   kappa=kappa(p >= 0.5, y == 1))
 
 
 @dataclass(frozen=True)
@@ -149,7 +155,10 @@ def _fitted(d: Mapping[str, Any]) -> Fitted:
         kind = str(curve["kind"])
         if kind not in RIDGE:
             raise ValueError(f"unknown curve kind {kind!r}")
-        curve = Curve(kind, tuple(float(w) for w in curve["weights"]))
+        cut = float(curve.get("cut", 0.5))
+        if not 0.0 < cut < 1.0:
+            raise ValueError(f"cut {cut!r} is not a probability")
+        curve = Curve(kind, tuple(float(w) for w in curve["weights"]), cut)
         size = len(calibration.LOCAL_SIGNALS.get(d["relation"], ())) + 2
         if len(curve.weights) != (2 if kind == "recalibrated" else size):
             raise ValueError(f"{d['relation']} has {len(curve.weights)} weights")
@@ -170,6 +179,39 @@ def log_loss(p: np.ndarray, y: np.ndarray) -> float:
 def _logit(p: float) -> float:
     q = min(max(p, 1e-6), 1 - 1e-6)
     return math.log(q / (1 - q))
+
+
+def shifted(p: np.ndarray, cut: float) -> np.ndarray:
+    """p moved on the log-odds scale so that `cut` lands on 0.5 (the same p where cut = 0.5)."""
+    if cut == 0.5:
+        return p
+    q = np.clip(p, 1e-6, 1 - 1e-6)
+    z = np.log(q / (1 - q)) - _logit(cut)
+    return np.clip(1 / (1 + np.exp(-z)), P_FLOOR, P_CEILING)
+
+
+# The cuts a profile may choose between (a cut outside them is a curve problem, not a cut).
+CUTS = tuple(round(0.2 + 0.025 * i, 3) for i in range(25))
+
+
+def best_cut(p: np.ndarray, y: np.ndarray) -> float:
+    """The cut whose verdicts agree best with the labels (Cohen's kappa); nearest 0.5 on ties."""
+    def agreement(c: float) -> float:
+        found = kappa(p >= c, y == 1)
+        return -1.0 if found is None else found
+
+    return max(CUTS, key=lambda c: (round(agreement(c), 6), -abs(c - 0.5)))
+
+
+def _cut_cross_validated(p: np.ndarray, y: np.ndarray, fold: np.ndarray, k: int
+                         ) -> np.ndarray:
+    """Each row's p shifted by the cut chosen on the other folds' rows."""
+    out = p.copy()
+    for f in range(k):
+        test = fold == f
+        if test.any() and (~test).any():
+            out[test] = shifted(p[test], best_cut(p[~test], y[~test]))
+    return out
 
 
 def _row(kind: str, x: Sequence[float], builtin: float) -> list[float]:
@@ -286,10 +328,24 @@ def _fit_relation(relation: str, X: np.ndarray, p0: np.ndarray, y: np.ndarray,
                       note=f"kept the built-in curve: no refit beat it on held-out folds "
                            f"(log-loss {after.log_loss:.3f} vs {before.log_loss:.3f})")
     w = fit_signed(_design(best, X, p0), y, RIDGE[best], None, _signs(best, relation))
-    return replace(common, after=after, curve=Curve(best, tuple(float(v) for v in w)),
-                  unsure=unsure_band(tried[best], y),
-                  note=f"{best} on {len(y)} labels: held-out log-loss {after.log_loss:.3f} "
-                       f"vs {before.log_loss:.3f} for the built-in curve")
+    # Then the cut: chosen on other folds, measured on each fold; kept where it agrees better.
+    moved = _cut_cross_validated(tried[best], y, fold, k)
+    cut_after = Figures.of(moved, y)
+    cut = 0.5
+    if (cut_after.kappa or -1.0) > (after.kappa or -1.0):
+        cut, after, p_cv = best_cut(tried[best], y), cut_after, moved
+    else:
+        p_cv = tried[best]
+    return replace(common, after=after, curve=Curve(best, tuple(float(v) for v in w), cut),
+                  unsure=unsure_band(p_cv, y),
+                  note=f"{best} on {len(y)} labels, verdicts turning at p {cut:.3f}: held-out "
+                       f"log-loss {Figures.of(tried[best], y).log_loss:.3f} vs "
+                       f"{before.log_loss:.3f} for the built-in curve, kappa "
+                       f"{_kappa(after)} vs {_kappa(before)}")
+
+
+def _kappa(f: Figures) -> str:
+    return "n/a" if f.kappa is None else f"{f.kappa:.3f}"
 
 
 def labelled(rows: Sequence[Any]) -> list[LabelledChunks]:

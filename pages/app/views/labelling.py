@@ -121,7 +121,7 @@ def fit_profile(db: Store, run: RunSummary, cases: Sequence[CaseRow], prefix: st
             fitted = profile.Profile.from_json(shown)
             for relation, f in fitted.relations.items():
                 rows = [{"curve": when, "AUC": v.auc, "accuracy": v.accuracy, "F1": v.f1,
-                         "always no": v.always_no}
+                         "kappa": v.kappa, "always no": v.always_no}
                         for when, v in (("built-in", f.before), ("refitted", f.after)) if v]
                 st.markdown(inert(f"**{relation}** · {f.labels} labels in {f.cases} cases"))
                 if rows:

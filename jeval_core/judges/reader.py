@@ -1,0 +1,219 @@
+"""The reader: a cross-encoder trained for this project that reads a question (or a claim) and a
+passage together, where a sentence embedding reads each alone.
+
+One int8 ONNX file (`jeval_core/models/`, made by `bench/train_reader.py`, sha256-pinned here),
+run with onnxruntime and the tokenizer the embedder uses; no torch. Four logits per pair:
+p(the passage helps answer the question), and entailed / neutral / refuted for a claim
+against the passage. A passage longer than one read is read in windows of whole sentences
+and the best window answers. Every pair read is kept, so an edit re-reads only its pairs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import sentences
+from ..errors import JudgeError
+
+NLI_LABELS = ("entailed", "neutral", "refuted")
+MARKERS = {"relevance": "question:", "nli": "claim:"}
+MODEL_FILE = Path(__file__).resolve().parent.parent / "models" / "reader-minilm-l6-int8.onnx"
+MODEL_SHA256 = ""  # set by the recipe's output; checked before the file is used
+MAX_TOKENS = 128  # one read: what the reader was trained on
+BATCH = 32
+CACHE_SIZE = 16384  # pairs kept across reruns (4 floats each)
+
+
+def query(task: str, text: str) -> str:
+    """The first text of a pair as the reader was trained on it: its task's marker, the text."""
+    return f"{MARKERS[task]} {text.strip()}"
+
+
+def tokenizer() -> Any:
+    """The tokenizer the reader was trained with (the embedder's file), set for pairs."""
+    from tokenizers import Tokenizer
+
+    from .embedder import (
+        TOKENIZER_FILE,
+        TOKENIZER_PACKAGE,
+        TOKENIZER_SHA256,
+        _package_file,
+        _verified,
+    )
+
+    tok = Tokenizer.from_file(str(_verified(_package_file(TOKENIZER_PACKAGE, TOKENIZER_FILE),
+                                            TOKENIZER_SHA256)))
+    tok.no_padding()
+    tok.enable_truncation(MAX_TOKENS, strategy="longest_first")
+    return tok
+
+
+def encode(tok: Any, pairs: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray,
+                                                                 np.ndarray]:
+    """input_ids, attention_mask and token_type_ids for pairs, padded to the longest."""
+    found = tok.encode_batch(list(pairs))
+    width = max((len(e.ids) for e in found), default=1)
+    ids = np.zeros((len(found), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    types = np.zeros_like(ids)
+    for row, e in enumerate(found):
+        n = len(e.ids)
+        ids[row, :n] = e.ids
+        mask[row, :n] = 1
+        types[row, :n] = e.type_ids
+    return ids, mask, types
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+class Model:
+    """The ONNX reader on this machine: logits per (task, first, second), cached."""
+
+    def __init__(self, path: Path = MODEL_FILE, sha256: str | None = None,
+                 threads: int = 2) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        import onnxruntime as ort
+
+        from .embedder import _verified, one_blas_thread
+
+        one_blas_thread()
+        if sha256:
+            _verified(path, sha256)
+        elif not path.is_file():
+            raise JudgeError(f"the local judge's reader {path} is missing: reinstall jeval "
+                             "(pip install -e .)")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(str(path), options,
+                                             providers=["CPUExecutionProvider"])
+        self._tok = tokenizer()
+        self._counter = tokenizer()
+        self._counter.no_truncation()
+        self._lengths: dict[bytes, int] = {}
+        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.reads = 0  # pairs actually run through the model (the cache's misses)
+
+    @staticmethod
+    def _key(first: str, second: str) -> bytes:
+        data = f"{first}\x1f{second}".encode("utf-8", "surrogatepass")
+        return hashlib.blake2b(data, digest_size=16).digest()
+
+    def logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """(n, 4) logits for (first, second) pairs whose first text carries its marker."""
+        keys = [self._key(a, b) for a, b in pairs]
+        with self._lock:
+            todo = dict.fromkeys(k for k in keys if k not in self._cache)
+            wanted = {k: p for k, p in zip(keys, pairs, strict=True) if k in todo}
+            if wanted:
+                self._run(wanted)
+            rows = []
+            for k in keys:
+                self._cache.move_to_end(k)
+                rows.append(self._cache[k])
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return np.stack(rows) if rows else np.zeros((0, 4), dtype=np.float32)
+
+    def _run(self, wanted: dict[bytes, tuple[str, str]]) -> None:
+        keys = list(wanted)
+        found = self._tok.encode_batch([wanted[k] for k in keys])
+        order = sorted(range(len(keys)), key=lambda i: len(found[i].ids))
+        for start in range(0, len(order), BATCH):
+            batch = order[start:start + BATCH]
+            width = max(len(found[i].ids) for i in batch)
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            types = np.zeros_like(ids)
+            for row, i in enumerate(batch):
+                n = len(found[i].ids)
+                ids[row, :n] = found[i].ids
+                mask[row, :n] = 1
+                types[row, :n] = found[i].type_ids
+            out = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                           "token_type_ids": types})[0]
+            for row, i in enumerate(batch):
+                self._cache[keys[i]] = out[row].astype(np.float32)
+            self.reads += len(batch)
+
+    def length(self, text: str) -> int:
+        """Tokens in a text read alone (no [CLS]/[SEP]), kept per text."""
+        key = self._key(text, "")
+        found = self._lengths.get(key)
+        if found is None:
+            found = self._lengths[key] = len(self._counter.encode(
+                text, add_special_tokens=False).ids)
+            if len(self._lengths) > CACHE_SIZE:
+                self._lengths.pop(next(iter(self._lengths)))
+        return found
+
+    def windows(self, first: str, passage: str) -> list[str]:
+        """The passage as the reader reads it beside `first`: whole, or in runs of whole
+        sentences that each fit one read (a sentence longer than a read is cut by it)."""
+        budget = max(16, MAX_TOKENS - 3 - self.length(first))
+        if self.length(passage) <= budget:
+            return [passage]
+        out: list[str] = []
+        current: list[str] = []
+        used = 0
+        for sentence in sentences.split(passage):
+            n = self.length(sentence)
+            if current and used + n > budget:
+                out.append(" ".join(current))
+                current, used = [], 0
+            current.append(sentence)
+            used += n
+        if current:
+            out.append(" ".join(current))
+        return out or [passage]
+
+    def _read(self, task: str, pairs: Sequence[tuple[str, str]]) -> list[np.ndarray]:
+        """Per pair, the logits of each of its windows."""
+        asked = [(query(task, a), b) for a, b in pairs]
+        spread = [[(a, w) for w in self.windows(a, b)] for a, b in asked]
+        flat = self.logits([p for group in spread for p in group])
+        out, at = [], 0
+        for group in spread:
+            out.append(flat[at:at + len(group)])
+            at += len(group)
+        return out
+
+    def relevance(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """Log-odds that the passage helps answer the question, per (question, passage): the
+        best window's."""
+        return np.array([float(w[:, 0].max()) for w in self._read("relevance", pairs)])
+
+    def nli(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """(n, 3) p(entailed, neutral, refuted) per (claim, passage); over windows, the most
+        entailing and the most refuting window's p and the least neutral."""
+        rows = [_softmax(w[:, 1:]) for w in self._read("nli", pairs)]
+        return (np.array([[r[:, 0].max(), r[:, 1].min(), r[:, 2].max()] for r in rows])
+                if rows else np.zeros((0, 3)))
+
+
+_loading = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _load() -> Model:
+    return Model(MODEL_FILE, MODEL_SHA256 or None)
+
+
+def model() -> Model:
+    """The process-wide reader, loaded on first use (threads that ask at once wait for one)."""
+    with _loading:
+        return _load()
