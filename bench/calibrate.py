@@ -72,6 +72,7 @@ EXAMPLES = ROOT / "assets" / "examples"
 RIDGE = {"lexical": 1e-3, "local": 0.3, "similarity": 0.3}
 JUDGES = {"local": local.LocalJudge, "similarity": similarity.SimilarityJudge}
 SIGNS = {"local": calibration.LOCAL_SIGNS, "similarity": calibration.SIMILARITY_SIGNS}
+ALONE_COLS = {"local": calibration.LOCAL_ALONE_COLS, "similarity": calibration.ALONE}
 PROBABILITY = {"local": local.probability, "similarity": similarity.probability}
 ALONE = "helps_answer alone"  # the similarity judge's chunk read alone (SIMILARITY_ALONE)
 REAL_LIMIT = 500  # questions (or claims, sentences) per public source (a few minutes)
@@ -303,8 +304,8 @@ def refit(judge: str, table: Table) -> dict[str, np.ndarray]:
         signs = SIGNS[judge][relation] if judge in SIGNS else (1,) * X.shape[1]
         out[relation] = fit_signed(X[fit_rows], y[fit_rows], RIDGE[judge],
                                    source_weights(source[fit_rows]), signs)
-        if judge == "similarity" and relation == HELPS_ANSWER:  # the chunk read alone
-            cols = list(calibration.ALONE)
+        if judge in ALONE_COLS and relation == HELPS_ANSWER:  # the chunk read alone
+            cols = list(ALONE_COLS[judge])
             out[ALONE] = fit_signed(X[fit_rows][:, cols], y[fit_rows], RIDGE[judge],
                                     source_weights(source[fit_rows]),
                                     tuple(signs[i] for i in cols))
@@ -327,7 +328,7 @@ def measure(judge: str, table: Table, fresh: dict[str, np.ndarray] | None = None
         now = committed(judge, relation)(X)
         new = predict(fresh[relation], X) if fresh else None
         if fresh and ALONE in fresh and new is not None and relation == HELPS_ANSWER:
-            new = np.maximum(new, predict(fresh[ALONE], X[:, list(calibration.ALONE)]))
+            new = np.maximum(new, predict(fresh[ALONE], X[:, list(ALONE_COLS[judge])]))
         out[relation] = {}
         for s in sorted(set(source[held])):
             rows = held & (source == s)

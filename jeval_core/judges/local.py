@@ -20,6 +20,8 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from .. import sentences
 from ..questions import (
     ATTRIBUTABLE_TO,
@@ -29,7 +31,7 @@ from ..questions import (
     SUPPORTED_BY,
     Question,
 )
-from . import calibration
+from . import calibration, case_signals
 from .reader import Model
 from .reader import model as shared_reader
 from .similarity import SimilarityJudge, missing_number_share, profanity_probability
@@ -42,6 +44,12 @@ __all__ = ["LocalJudge", "missing_number_share", "probability", "profanity_proba
 
 READ = (HELPS_ANSWER, RELEVANT_TO, SUPPORTED_BY, ATTRIBUTABLE_TO, CONTRADICTS)
 ENTAILED, REFUTED = 0, 2  # columns of Model.nli
+# A claim is read against the chunks most like it, not all of them: the chunk that states
+# (or refutes) a sentence is among the few closest to it, and a 30-chunk case would
+# otherwise cost a read per sentence per chunk. Sentence vectors choose (they are computed
+# for the "why" words anyway).
+CHUNKS_PER_CLAIM = 4  # faithfulness, contextual recall: chunks read per sentence
+CLAIMS_PER_CHUNK = 2  # hallucination: answer sentences read per chunk
 
 
 def logit(p: float) -> float:
@@ -94,8 +102,11 @@ class LocalJudge(SimilarityJudge):
     ) -> dict[str, tuple[Question, tuple[float, ...]]]:
         """Each question's reads: every distinct (question, text) pair is read once, in
         batches, and kept, so an edit re-reads only the pairs it changed."""
-        rest = {qid: q for qid, q in questions.items() if q.relation not in READ}
-        out = super().features(rest, output) if rest else {}
+        # The similarity judge's signals of every question: toxicity and custom questions are
+        # read from them alone; the others carry them after the reader's reads, where the
+        # curves fitted on held-out data still give them weight.
+        similar = super().features(questions, output)
+        out = {qid: found for qid, found in similar.items() if found[0].relation not in READ}
         relevance: dict[tuple[str, str], None] = {}
         claims: dict[tuple[str, str], None] = {}
         plan: dict[str, tuple[str, list]] = {}
@@ -106,16 +117,21 @@ class LocalJudge(SimilarityJudge):
             if q.relation in (HELPS_ANSWER, RELEVANT_TO):
                 asked = _named(q, "input")
                 expected = [s for s in sentences.split(_named(q, "expected")) if s.strip()]
-                relevance[(asked, subject)] = None
+                # A question that asks several things is also read part by part: a chunk
+                # that answers one part answers.
+                relevance.update(dict.fromkeys((part, subject)
+                                               for part in case_signals.parts(asked)))
                 claims.update(dict.fromkeys((s, subject) for s in expected))
                 plan[qid] = ("relevance", [asked, expected])
             elif q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO):
                 chunks = [t for op in q.against for t in op.texts if t.strip()]
+                chunks = self.closest(subject, chunks, CHUNKS_PER_CLAIM)
                 claims.update(dict.fromkeys((subject, c) for c in chunks))
                 plan[qid] = ("support", [chunks])
             else:  # CONTRADICTS: the answer's sentences against one chunk
                 chunk = "\n\n".join(t for op in q.against for t in op.texts if t.strip())
                 said = [s for s in sentences.split(subject) if s.strip()] if chunk else []
+                said = self.closest(chunk, said, CLAIMS_PER_CHUNK)
                 claims.update(dict.fromkeys((s, chunk) for s in said))
                 plan[qid] = ("contradiction", [said, chunk])
         rel_pairs, nli_pairs = list(relevance), list(claims)
@@ -129,7 +145,8 @@ class LocalJudge(SimilarityJudge):
             if kind == "relevance":
                 asked, expected = args
                 supports = max((nli[(s, subject)][ENTAILED] for s in expected), default=0.0)
-                out[qid] = (q, (float(z[(asked, subject)]), 0.0, float(supports)))
+                read = max(float(z[(part, subject)]) for part in case_signals.parts(asked))
+                out[qid] = (q, (read, 0.0, float(supports)))
                 groups.setdefault((q.relation, asked, q.subject.name.split("[")[0]),
                                   []).append(qid)
             elif kind == "support":
@@ -149,7 +166,18 @@ class LocalJudge(SimilarityJudge):
             for qid in ids:
                 q, x = out[qid]
                 out[qid] = (q, (x[0], x[0] - best, *x[2:]))
+        for qid in plan:
+            q, x = out[qid]
+            out[qid] = (q, (*x, *similar[qid][1]))
         return {qid: out[qid] for qid in questions}
+
+    def closest(self, text: str, others: list[str], most: int) -> list[str]:
+        """The `most` texts of `others` most like `text` (all of them when there are few)."""
+        if len(others) <= most:
+            return others
+        vectors = self.embedder.embed([text, *others])
+        order = np.argsort(-(vectors[1:] @ vectors[0]), kind="stable")[:most]
+        return [others[i] for i in sorted(order)]
 
 
 def _named(q: Question, name: str) -> str:
@@ -158,6 +186,10 @@ def _named(q: Question, name: str) -> str:
 
 
 def probability(relation: str, x: tuple[float, ...]) -> float:
-    """p(true) from a question's reads: its relation's curve."""
+    """p(true) from a question's reads: its relation's curve; for a chunk, the larger of the
+    whole-case curve and the curve of the chunk read alone."""
+    if relation == HELPS_ANSWER:
+        alone = calibration.LOCAL_ALONE(tuple(x[i] for i in calibration.LOCAL_ALONE_COLS))
+        return max(calibration.LOCAL[relation](x), alone)
     return calibration.LOCAL[relation](x)
 

@@ -27,7 +27,7 @@ from ..errors import JudgeError
 NLI_LABELS = ("entailed", "neutral", "refuted")
 MARKERS = {"relevance": "question:", "nli": "claim:"}
 MODEL_FILE = Path(__file__).resolve().parent.parent / "models" / "reader-minilm-l6-int8.onnx"
-MODEL_SHA256 = ""  # set by the recipe's output; checked before the file is used
+MODEL_SHA256 = "72eece9dd4e477afe6e0b873ebb98a050da69a18cf379d1d7e0b5f2b83e0dd15"
 MAX_TOKENS = 128  # one read: what the reader was trained on
 BATCH = 32
 CACHE_SIZE = 16384  # pairs kept across reruns (4 floats each)
