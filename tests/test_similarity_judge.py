@@ -42,7 +42,8 @@ def test_its_matrix_products_run_on_one_blas_thread():
     fresh process: other tests load libraries of their own."""
     script = ("from threadpoolctl import threadpool_info\n"
               "from jeval_core.judges.local import LocalJudge, profanity_probability\n"
-              "assert SimilarityJudge().embedder is not None\n"
+              "judge = LocalJudge()\n"
+              "assert judge.embedder is not None and judge.reader is not None\n"
               "profanity_probability(['a text'])\n"
               "print(sorted({lib['num_threads'] for lib in threadpool_info()\n"
               "              if lib['user_api'] == 'blas'}))\n")

@@ -145,12 +145,9 @@ LOCAL = {
     "toxic": SIMILARITY["toxic"],
     "custom": SIMILARITY["custom"],
 }
-# A chunk read on its own (the reader's read, entailing `expected`, cosine, question words
-# covered, a number where one is asked for), as the similarity judge has it: the larger of
-# the two would be a chunk's p. Measured with the reader it lowered held-out F1 on every
-# set (bench/calibrate.py's refit column: ordinary 0.74 -> 0.67), so it is off: p = 0.03.
-LOCAL_ALONE_COLS = (0, 2, 3, 6, 8)
-LOCAL_ALONE = Linear(-9.0, (0.0, 0.0, 0.0, 0.0, 0.0))
+# The similarity judge's second curve, a chunk read on its own, whose p a chunk takes when
+# it is the larger, was tried with the reader's reads and lowered held-out F1 on every set
+# (ordinary 0.74 -> 0.67): the local judge has one curve per relation.
 
 
 @lru_cache(maxsize=1)

@@ -186,10 +186,6 @@ def _named(q: Question, name: str) -> str:
 
 
 def probability(relation: str, x: tuple[float, ...]) -> float:
-    """p(true) from a question's reads: its relation's curve; for a chunk, the larger of the
-    whole-case curve and the curve of the chunk read alone."""
-    if relation == HELPS_ANSWER:
-        alone = calibration.LOCAL_ALONE(tuple(x[i] for i in calibration.LOCAL_ALONE_COLS))
-        return max(calibration.LOCAL[relation](x), alone)
+    """p(true) from a question's reads: its relation's curve."""
     return calibration.LOCAL[relation](x)
 
