@@ -15,21 +15,23 @@ from jeval_core import Case, evaluators, judges, score, share
 KEY = "sk-apptest-1234abcd"
 
 
-def seed_scored(chunk1: str | None = None):
-    """The seed case (chunk 1 replaced, if given) as the core scores it with the local judge:
-    what the page must show, whatever that judge's verdicts are."""
+def seed_scored(chunk: str | None = None, index: int = 1):
+    """The seed case (chunk `index` replaced, if given) as the core scores it with the local
+    judge: what the page must show, whatever that judge's verdicts are."""
     loaded = load_file("jev_pricing")
     case = loaded.case
-    if chunk1 is not None:
-        case = Case(case.input, case.output, case.expected,
-                    (case.context[0], chunk1, *case.context[2:]))
+    if chunk is not None:
+        context = list(case.context)
+        context[index] = chunk
+        case = Case(case.input, case.output, case.expected, tuple(context))
     return score(case, loaded.chosen(), judges.get("local")).results["chunk_relevance"]
 
 
 SEED = seed_scored()
 SEED_WORD = "PASS" if SEED.passed else "FAIL"
 SEED_COLOUR = "green" if SEED.passed else "red"
-EDITED = seed_scored("Jev costs $42 per billion input tokens, and output tokens are not billed.")
+NOISE = "The office closes at 6 pm."  # chunk 3 (the legacy output price) made noise
+EDITED = seed_scored(NOISE, 3)
 
 
 def app() -> AppTest:
@@ -81,8 +83,7 @@ def test_opens_on_the_seed_example_scored_offline():
 
 def test_editing_a_chunk_rescores_it():
     at = app()
-    chunk_areas(at)[1].set_value(
-        "Jev costs $42 per billion input tokens, and output tokens are not billed.").run()
+    chunk_areas(at)[3].set_value(NOISE).run()
     assert labels(at) == [EDITED.label] and EDITED.label != SEED.label
 
 

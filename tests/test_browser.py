@@ -125,8 +125,9 @@ def test_the_summary_band_is_on_the_first_screen(page):
     band = page.locator(".st-key-summary")
     expect(band).to_contain_text("PASS")
     expect(band).to_contain_text("chunk_relevance 0.50 PASS")
-    # The price (chunk 0) and the legacy output price (chunk 3), which the answer draws on
-    expect(band).to_contain_text("2 relevant · 2 noise chunks of 4 retrieved chunks")
+    # The price (chunk 0); the legacy output price (chunk 3), which the answer draws on, is
+    # relevant but inside the local judge's unsure band
+    expect(band).to_contain_text("1 relevant · 2 noise chunks · 1 unsure of 4 retrieved chunks")
     on_first_screen(page, band)
     page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
     screenshot(page, "screenshot.png")
@@ -296,10 +297,8 @@ def test_a_click_on_a_bar_focuses_its_chunk_in_the_editor_and_the_questions(page
 
 def test_editing_a_chunk_changes_its_bar(page):
     before = chart_image(page)
-    one_run(page, lambda: commit(
-        page, chunk(page, 1),
-        "Jev costs $42 per billion input tokens, and output tokens are not billed."))
-    assert page.get_by_text("75% yes").first.is_visible()
+    one_run(page, lambda: commit(page, chunk(page, 3), "The office closes at 6 pm."))
+    assert page.get_by_text("25% yes").first.is_visible()
     assert chart_image(page) != before
 
 

@@ -31,10 +31,10 @@ def fitted(tmp_path):
 def test_calibrate_prints_held_out_figures_before_and_after(fitted):
     done, _ = fitted
     row = next(line for line in done.stdout.splitlines() if line.startswith("helps_answer"))
-    labels, yes, cases, always_no, auc0, acc0, f10, auc1, acc1, f11 = row.split()[1:]
+    labels, yes, cases, always_no, auc0, acc0, f10, k0, auc1, acc1, f11, k1 = row.split()[1:]
     assert (labels, yes, cases) == ("558", "204", "90")
     assert float(acc1) > float(acc0) > float(always_no)
-    assert float(f11) > float(f10)
+    assert float(f11) > float(f10) and float(k1) > float(k0)
     assert "5-fold cross-validation by case" in done.stdout
 
 
