@@ -63,6 +63,7 @@ class LocalJudge(SimilarityJudge):
     judge's signals for toxicity and custom questions. ~1 s to load both models once."""
 
     name = "local"
+    measured_bands = calibration.LOCAL_UNSURE
     note = ("A cross-encoder trained for jeval reads each question with its chunk (int8, on "
             "this machine), on calibrated curves: an offline approximation of the hosted Jev "
             "judge.")
@@ -84,18 +85,6 @@ class LocalJudge(SimilarityJudge):
 
     def builtin(self, relation: str, x: tuple[float, ...]) -> float:
         return probability(relation, x)
-
-    def probability(self, relation: str, x: tuple[float, ...]) -> float:
-        builtin = probability(relation, x)
-        curve = self.profile.curve(relation) if self.profile else None
-        return curve(x, builtin) if curve else builtin
-
-    @property
-    def bands(self) -> dict[str, tuple[float, float]]:
-        if self.profile is None:
-            return calibration.LOCAL_UNSURE
-        return {**calibration.LOCAL_UNSURE, **{r: self.profile.relations[r].unsure
-                                               for r in self.profile.used}}
 
     def features(
         self, questions: Mapping[str, Question], output: str = ""

@@ -102,6 +102,7 @@ class SimilarityJudge(OfflineJudge):
     """Embedded MiniLM judge: ~0.5 s to load once, then milliseconds per case."""
 
     name = "similarity"
+    measured_bands = calibration.SIMILARITY_UNSURE  # held-out unsure bands (bench/calibrate)
     note = ("Embedded MiniLM similarity on calibrated curves, a numbers check and a profanity "
             "classifier: a fast offline approximation of the hosted Jev judge.")
 
@@ -134,7 +135,7 @@ class SimilarityJudge(OfflineJudge):
 
     def probability(self, relation: str, x: tuple[float, ...]) -> float:
         """The built-in curve's p, or the profile's refit of it for the types it fitted."""
-        builtin = probability(relation, x)
+        builtin = self.builtin(relation, x)
         curve = self.profile.curve(relation) if self.profile else None
         return curve(x, builtin) if curve else builtin
 
@@ -147,9 +148,9 @@ class SimilarityJudge(OfflineJudge):
     def bands(self) -> dict[str, tuple[float, float]]:
         """The unsure bands: the profile's, measured on its held-out folds, where it refit."""
         if self.profile is None:
-            return calibration.SIMILARITY_UNSURE
-        return {**calibration.SIMILARITY_UNSURE, **{r: self.profile.relations[r].unsure
-                                               for r in self.profile.used}}
+            return self.measured_bands
+        return {**self.measured_bands, **{r: self.profile.relations[r].unsure
+                                          for r in self.profile.used}}
 
     def evidence(self, questions: Mapping[str, Question]) -> dict[str, tuple[Span, ...]]:
         """Per question, the few words of its subject that drove p: the words that best match
