@@ -21,6 +21,7 @@ import importlib.util
 import random
 import sys
 import time
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -68,7 +69,9 @@ def base_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
+@lru_cache(maxsize=1)
 def tokenizer():  # noqa: ANN201 - tokenizers.Tokenizer
+    """The run-time tokenizer, read (and its sha256 checked) once per training run."""
     return reader.tokenizer()
 
 

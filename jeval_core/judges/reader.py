@@ -60,7 +60,11 @@ def tokenizer() -> Any:
 def encode(tok: Any, pairs: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray,
                                                                  np.ndarray]:
     """input_ids, attention_mask and token_type_ids for pairs, padded to the longest."""
-    found = tok.encode_batch(list(pairs))
+    return padded(tok.encode_batch(list(pairs)))
+
+
+def padded(found: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Encodings as input_ids, attention_mask and token_type_ids, padded to the longest."""
     width = max((len(e.ids) for e in found), default=1)
     ids = np.zeros((len(found), width), dtype=np.int64)
     mask = np.zeros_like(ids)
@@ -135,15 +139,7 @@ class Model:
         order = sorted(range(len(keys)), key=lambda i: len(found[i].ids))
         for start in range(0, len(order), BATCH):
             batch = order[start:start + BATCH]
-            width = max(len(found[i].ids) for i in batch)
-            ids = np.zeros((len(batch), width), dtype=np.int64)
-            mask = np.zeros_like(ids)
-            types = np.zeros_like(ids)
-            for row, i in enumerate(batch):
-                n = len(found[i].ids)
-                ids[row, :n] = found[i].ids
-                mask[row, :n] = 1
-                types[row, :n] = found[i].type_ids
+            ids, mask, types = padded([found[i] for i in batch])
             out = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
                                            "token_type_ids": types})[0]
             for row, i in enumerate(batch):
