@@ -124,8 +124,9 @@ class LocalJudge(SimilarityJudge):
                 claims.update(dict.fromkeys((s, chunk) for s in said))
                 plan[qid] = ("contradiction", [said, chunk])
         rel_pairs, nli_pairs = list(relevance), list(claims)
-        z = dict(zip(rel_pairs, self.reader.relevance(rel_pairs), strict=True))
-        nli = dict(zip(nli_pairs, self.reader.nli(nli_pairs), strict=True))
+        read_z, read_nli = self.reader.read(rel_pairs, nli_pairs)
+        z = dict(zip(rel_pairs, read_z, strict=True))
+        nli = dict(zip(nli_pairs, read_nli, strict=True))
 
         groups: dict[tuple[str, str, str], list[str]] = {}
         for qid, (kind, args) in plan.items():
