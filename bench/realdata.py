@@ -218,6 +218,7 @@ def _sentence_case(
         "input": question.strip(),
         "context": [text[a:b] for a, b in sents],
         "labels": labels,
+        "answers": sorted({text[s:e] for s, e in spans}),  # the crowd's spans (why_words.py)
     }
 
 
