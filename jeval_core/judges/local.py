@@ -161,6 +161,24 @@ class LocalJudge(SimilarityJudge):
             out[qid] = (q, (*x, *similar[qid][1]))
         return {qid: out[qid] for qid in questions}
 
+    def head_inputs(self, questions: Mapping[str, Question]) -> dict[str, np.ndarray]:
+        """Per chunk question (helps answer), the vector the reader's head read for it: what
+        a profile's head refit weighs. Read from the cache the question's own read filled."""
+        asked = {qid: (_named(q, "input"), q.subject.text) for qid, q in questions.items()
+                 if q.relation == HELPS_ANSWER}
+        vectors = self.reader.pooled(list(asked.values()))
+        return dict(zip(asked, vectors, strict=True))
+
+    def probabilities(self, found: Mapping[str, tuple[Question, tuple[float, ...]]]
+                      ) -> dict[str, float]:
+        """p per question; a profile that refit the reader's head reads its vectors too."""
+        curve = self.profile.curve(HELPS_ANSWER) if self.profile else None
+        if curve is None or curve.kind != "head":
+            return super().probabilities(found)
+        heads = self.head_inputs({qid: q for qid, (q, _) in found.items()})
+        return {qid: (curve(x, self.builtin(q.relation, x), heads[qid]) if qid in heads
+                      else self.probability(q.relation, x)) for qid, (q, x) in found.items()}
+
     def closest(self, text: str, others: list[str], most: int) -> list[str]:
         """The `most` texts of `others` most like `text` (all of them when there are few)."""
         if len(others) <= most:

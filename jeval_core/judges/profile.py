@@ -4,9 +4,11 @@ The cut that separates relevant chunks differs from one kind of text to the next
 built-in curves are a starting point, not the truth. A profile reads the chunks a person
 labelled, computes the same signals the judge reads (the whole case in view), and refits
 per question type with k-fold cross-validation by case: no case is both fitted on and
-measured. Two refits are tried, a recalibration of the built-in p (two numbers, safe on
-few labels) and a refit of every signal on top of it; the one with the lower held-out
-log-loss is kept, and only if it beats the built-in curve. A type with too few labels is
+measured. Refits are tried in the order of the labels they need: a recalibration of the
+built-in p (two numbers, safe on few labels), a refit of every signal on top of it, and,
+with enough labels, a refit of the reader's head (a weight per dimension of the vector it
+reads, on top of the built-in p); the one with the lower held-out log-loss is kept, and only
+if it beats the built-in curve. A type with too few labels is
 refused with the reason. The figures before and after are held-out figures, so a person
 can see what the profile is worth before using it.
 """
@@ -28,6 +30,7 @@ from ..evaluators import chunk_relevance
 from ..questions import HELPS_ANSWER
 from . import calibration
 from .fitting import P_CEILING, P_FLOOR, Verdicts, fit_signed, kappa, predict, unsure_band
+from .reader import HIDDEN
 
 if TYPE_CHECKING:
     from ..case import Case
@@ -38,8 +41,15 @@ FOLDS = 5
 MIN_LABELS = 30  # of one question type
 MIN_EACH = 8  # of each answer (relevant and noise)
 MIN_CASES = 5  # cross-validation by case needs cases to hold out
-RIDGE = {"recalibrated": 1e-3, "refitted": 1.0}  # the refit keeps its signal weights small:
-# the built-in p stays its main input, so a few hundred labels shift it rather than replace it
+RIDGE = {"recalibrated": 1e-3, "refitted": 1.0, "head": 1.0}  # the refits keep their
+# weights small: the built-in p stays their main input, so labels shift it, not replace it
+# The head refit adds a weight per dimension of the reader's pooled vector: it is tried only
+# on this many labels of one type (and of each answer), where 5 folds still hold it honest,
+# and the vector enters scaled down, so its weights are held ~11x tighter than the signals'
+# (chosen on SQuAD dev and CoQA halves, bench/profile_halves.py).
+HEAD_LABELS, HEAD_EACH, HEAD_SCALE = 400, 60, 0.3
+KIND_WORDS = {"recalibrated": "recalibrated", "refitted": "signals refitted",
+              "head": "the reader's head refitted"}
 # The labels a person gives and the question type each one answers.
 LABELLED_RELATIONS = {HELPS_ANSWER: "chunk labels (relevant / noise)"}
 
@@ -53,7 +63,8 @@ class Curve:
     """p from the built-in p and the relation's signals.
 
     "recalibrated": sigmoid(a + b * logit(built-in p)); "refitted": the same plus a weight
-    per signal. `weights` starts with the bias."""
+    per signal; "head": "refitted" plus a weight per dimension of the vector the reader's
+    head reads (`pooled`). `weights` starts with the bias."""
 
     kind: str
     weights: tuple[float, ...]
@@ -61,8 +72,9 @@ class Curve:
     # agrees best with their labels); the curve maps it to 0.5, where every verdict turns.
     cut: float = 0.5
 
-    def __call__(self, x: Sequence[float], builtin: float) -> float:
-        p = predict(np.array(self.weights), np.array([_row(self.kind, x, builtin)]))
+    def __call__(self, x: Sequence[float], builtin: float,
+                 pooled: np.ndarray | None = None) -> float:
+        p = predict(np.array(self.weights), np.array([_row(self.kind, x, builtin, pooled)]))
         return float(shifted(p, self.cut)[0])
 
 
@@ -159,8 +171,7 @@ def _fitted(d: Mapping[str, Any]) -> Fitted:
         if not 0.0 < cut < 1.0:
             raise ValueError(f"cut {cut!r} is not a probability")
         curve = Curve(kind, tuple(float(w) for w in curve["weights"]), cut)
-        size = len(calibration.LOCAL_SIGNALS.get(d["relation"], ())) + 2
-        if len(curve.weights) != (2 if kind == "recalibrated" else size):
+        if len(curve.weights) != weights_of(kind, str(d["relation"])):
             raise ValueError(f"{d['relation']} has {len(curve.weights)} weights")
     return Fitted(
         relation=str(d["relation"]), labels=int(d["labels"]), positives=int(d["positives"]),
@@ -214,8 +225,24 @@ def _cut_cross_validated(p: np.ndarray, y: np.ndarray, fold: np.ndarray, k: int
     return out
 
 
-def _row(kind: str, x: Sequence[float], builtin: float) -> list[float]:
-    return [_logit(builtin)] if kind == "recalibrated" else [_logit(builtin), *x]
+def weights_of(kind: str, relation: str) -> int:
+    """How many weights a curve of this kind has (its bias first)."""
+    if kind == "recalibrated":
+        return 2
+    signals = len(calibration.LOCAL_SIGNALS.get(relation, ())) + 2
+    return signals + HIDDEN if kind == "head" else signals
+
+
+def _row(kind: str, x: Sequence[float], builtin: float,
+         pooled: np.ndarray | None = None) -> list[float]:
+    if kind == "recalibrated":
+        return [_logit(builtin)]
+    if kind == "head":
+        if pooled is None:
+            raise ProfileError("this profile refits the reader's head: judge with the local "
+                               "judge")
+        return [_logit(builtin), *x, *(HEAD_SCALE * np.asarray(pooled))]
+    return [_logit(builtin), *x]
 
 
 @dataclass(frozen=True)
@@ -235,22 +262,40 @@ class Reads(Protocol):
 
     def builtin(self, relation: str, x: tuple[float, ...]) -> float: ...
 
+    def head_inputs(self, questions: Mapping[str, Question]) -> dict[str, np.ndarray]: ...
 
-def _table(judge: Reads, cases: Sequence[LabelledChunks]
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Signals, built-in p, label and case number per labelled chunk."""
-    X, p0, y, group = [], [], [], []
+
+@dataclass(frozen=True)
+class Table:
+    """Per labelled chunk: its signals, the built-in p, the label, its case's number, and the
+    vector the reader's head read."""
+
+    X: np.ndarray
+    p0: np.ndarray
+    y: np.ndarray
+    group: np.ndarray
+    pooled: np.ndarray
+
+
+def _table(judge: Reads, cases: Sequence[LabelledChunks]) -> Table:
+    X, p0, y, group, pooled = [], [], [], [], []
     for k, item in enumerate(cases):
         questions = {q.id: q for q in chunk_relevance.questions(item.case)}
+        if not any(v is not None for v in item.labels):
+            continue
+        heads = judge.head_inputs(questions)
         for qid, (q, x) in judge.features(questions, item.case.output).items():
             i = int(qid[2:])
-            if i < len(item.labels) and item.labels[i] is not None:
-                X.append(x)
-                p0.append(judge.builtin(q.relation, x))
-                y.append(int(bool(item.labels[i])))
-                group.append(k)
-    return (np.array(X, dtype=float), np.array(p0, dtype=float), np.array(y, dtype=int),
-            np.array(group, dtype=int))
+            if i >= len(item.labels) or item.labels[i] is None:
+                continue
+            X.append(x)
+            p0.append(judge.builtin(q.relation, x))
+            y.append(int(bool(item.labels[i])))
+            group.append(k)
+            pooled.append(heads[qid])
+    return Table(np.array(X, dtype=float), np.array(p0, dtype=float), np.array(y, dtype=int),
+                 np.array(group, dtype=int),
+                 np.array(pooled, dtype=float).reshape(len(y), HIDDEN))
 
 
 def folds(groups: np.ndarray, k: int) -> np.ndarray:
@@ -262,27 +307,42 @@ def folds(groups: np.ndarray, k: int) -> np.ndarray:
     return np.array([fold_of[int(g)] for g in groups])
 
 
-def _design(kind: str, X: np.ndarray, p0: np.ndarray) -> np.ndarray:
-    logits = np.array([[_logit(p)] for p in p0])
-    return logits if kind == "recalibrated" else np.hstack([logits, X])
+def _design(kind: str, t: Table) -> np.ndarray:
+    logits = np.array([[_logit(p)] for p in t.p0]).reshape(len(t.p0), 1)
+    if kind == "recalibrated":
+        return logits
+    if kind == "head":
+        return np.hstack([logits, t.X, HEAD_SCALE * t.pooled])
+    return np.hstack([logits, t.X])
 
 
 def _signs(kind: str, relation: str) -> tuple[int, ...]:
-    return (1,) if kind == "recalibrated" else (1, *calibration.LOCAL_SIGNS[relation])
+    if kind == "recalibrated":
+        return (1,)
+    signals = (1, *calibration.LOCAL_SIGNS[relation])
+    # a dimension of the head's vector means nothing alone: either sign
+    return (*signals, *[0] * HIDDEN) if kind == "head" else signals
 
 
-def _cross_validated(kind: str, relation: str, X: np.ndarray, p0: np.ndarray, y: np.ndarray,
-                     fold: np.ndarray, k: int) -> np.ndarray:
+def _cross_validated(kind: str, relation: str, t: Table, fold: np.ndarray, k: int
+                     ) -> np.ndarray:
     """Each row's p from a fit on the other folds."""
-    A = _design(kind, X, p0)
-    out = np.empty(len(y))
+    A = _design(kind, t)
+    out = np.empty(len(t.y))
     for f in range(k):
         test = fold == f
         if not test.any():
             continue
-        w = fit_signed(A[~test], y[~test], RIDGE[kind], None, _signs(kind, relation))
+        w = fit_signed(A[~test], t.y[~test], RIDGE[kind], None, _signs(kind, relation))
         out[test] = predict(w, A[test])
     return out
+
+
+def kinds_for(t: Table) -> tuple[str, ...]:
+    """The refits these labels can hold: the head's only with many of each answer."""
+    positives = int(t.y.sum())
+    many = len(t.y) >= HEAD_LABELS and min(positives, len(t.y) - positives) >= HEAD_EACH
+    return tuple(kind for kind in RIDGE if kind != "head" or many)
 
 
 def refused(relation: str, n: int, positives: int, cases: int) -> str | None:
@@ -302,24 +362,24 @@ def fit(cases: Sequence[LabelledChunks], name: str, dataset_sha256: str, source:
     if not name.strip():
         raise ProfileError("a calibration profile needs a name: give --name NAME")
     relation = HELPS_ANSWER
-    X, p0, y, group = _table(judge, cases)
-    n, positives, n_cases = len(y), int(y.sum()), len(np.unique(group))
+    t = _table(judge, cases)
+    n, positives, n_cases = len(t.y), int(t.y.sum()), len(np.unique(t.group))
     reason = refused(relation, n, positives, n_cases)
     if reason:
         fitted = Fitted(relation, n, positives, n_cases, note=reason,
-                        before=Figures.of(p0, y) if n else None)
+                        before=Figures.of(t.p0, t.y) if n else None)
     else:
-        fitted = _fit_relation(relation, X, p0, y, group, min(k, n_cases))
+        fitted = _fit_relation(relation, t, min(k, n_cases))
     return Profile(name=name.strip(), judge="local", dataset_sha256=dataset_sha256,
                    source=source, created=datetime.now(UTC).isoformat(timespec="seconds"),
                    folds=min(k, max(n_cases, 1)), relations={relation: fitted})
 
 
-def _fit_relation(relation: str, X: np.ndarray, p0: np.ndarray, y: np.ndarray,
-                  group: np.ndarray, k: int) -> Fitted:
+def _fit_relation(relation: str, t: Table, k: int) -> Fitted:
+    y, group = t.y, t.group
     fold = folds(group, k)
-    before = Figures.of(p0, y)
-    tried = {kind: _cross_validated(kind, relation, X, p0, y, fold, k) for kind in RIDGE}
+    before = Figures.of(t.p0, y)
+    tried = {kind: _cross_validated(kind, relation, t, fold, k) for kind in kinds_for(t)}
     best = min(tried, key=lambda kind: log_loss(tried[kind], y))
     after = Figures.of(tried[best], y)
     common = Fitted(relation, len(y), int(y.sum()), len(np.unique(group)), before=before)
@@ -327,7 +387,7 @@ def _fit_relation(relation: str, X: np.ndarray, p0: np.ndarray, y: np.ndarray,
         return replace(common, after=before,
                       note=f"kept the built-in curve: no refit beat it on held-out folds "
                            f"(log-loss {after.log_loss:.3f} vs {before.log_loss:.3f})")
-    w = fit_signed(_design(best, X, p0), y, RIDGE[best], None, _signs(best, relation))
+    w = fit_signed(_design(best, t), y, RIDGE[best], None, _signs(best, relation))
     # Then the cut: chosen on other folds, measured on each fold; kept where it agrees better.
     moved = _cut_cross_validated(tried[best], y, fold, k)
     cut_after = Figures.of(moved, y)
@@ -338,8 +398,8 @@ def _fit_relation(relation: str, X: np.ndarray, p0: np.ndarray, y: np.ndarray,
         p_cv = tried[best]
     return replace(common, after=after, curve=Curve(best, tuple(float(v) for v in w), cut),
                   unsure=unsure_band(p_cv, y),
-                  note=f"{best} on {len(y)} labels, verdicts turning at p {cut:.3f}: held-out "
-                       f"log-loss {Figures.of(tried[best], y).log_loss:.3f} vs "
+                  note=f"{KIND_WORDS[best]} on {len(y)} labels, verdicts turning at p "
+                       f"{cut:.3f}: held-out log-loss {Figures.of(tried[best], y).log_loss:.3f} vs "
                        f"{before.log_loss:.3f} for the built-in curve, kappa "
                        f"{_kappa(after)} vs {_kappa(before)}")
 

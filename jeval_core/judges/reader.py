@@ -27,10 +27,12 @@ from ..errors import JudgeError
 NLI_LABELS = ("entailed", "neutral", "refuted")
 MARKERS = {"relevance": "question:", "nli": "claim:"}
 MODEL_FILE = Path(__file__).resolve().parent.parent / "models" / "reader-minilm-l6-int8.onnx"
-MODEL_SHA256 = "72eece9dd4e477afe6e0b873ebb98a050da69a18cf379d1d7e0b5f2b83e0dd15"
+MODEL_SHA256 = "7feee98f7c2c3b549fa05eaf91f48d8f396df7dc0bbbe6cd9e79097ac4275504"
 MAX_TOKENS = 128  # one read: what the reader was trained on
+HIDDEN = 384  # the pooled vector the head reads (a profile can refit the head on it)
+POOLED = "pooled"  # the model's second output: that vector
 BATCH = 32
-CACHE_SIZE = 16384  # pairs kept across reruns (4 floats each)
+CACHE_SIZE = 16384  # pairs kept across reruns (4 logits and the pooled vector: ~25 MB)
 
 
 def query(task: str, text: str) -> str:
@@ -104,6 +106,9 @@ class Model:
         options.log_severity_level = 3
         self._session = ort.InferenceSession(str(path), options,
                                              providers=["CPUExecutionProvider"])
+        self._outputs = [o.name for o in self._session.get_outputs()
+                         if o.name in ("logits", POOLED)]
+        self._width = 4 + (HIDDEN if POOLED in self._outputs else 0)
         self._tok = tokenizer()
         self._counter = tokenizer()
         self._counter.no_truncation()
@@ -119,6 +124,11 @@ class Model:
 
     def logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """(n, 4) logits for (first, second) pairs whose first text carries its marker."""
+        return self._rows(pairs)[:, :4]
+
+    def _rows(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """Per pair, its 4 logits and then the pooled vector the head read (when the model
+        file names it), from the cache or read now."""
         keys = [self._key(a, b) for a, b in pairs]
         with self._lock:
             todo = dict.fromkeys(k for k in keys if k not in self._cache)
@@ -131,7 +141,7 @@ class Model:
                 rows.append(self._cache[k])
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
-        return np.stack(rows) if rows else np.zeros((0, 4), dtype=np.float32)
+        return np.stack(rows) if rows else np.zeros((0, self._width), dtype=np.float32)
 
     def _run(self, wanted: dict[bytes, tuple[str, str]]) -> None:
         keys = list(wanted)
@@ -140,8 +150,8 @@ class Model:
         for start in range(0, len(order), BATCH):
             batch = order[start:start + BATCH]
             ids, mask, types = padded([found[i] for i in batch])
-            out = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                           "token_type_ids": types})[0]
+            out = np.hstack(self._session.run(self._outputs, {
+                "input_ids": ids, "attention_mask": mask, "token_type_ids": types}))
             for row, i in enumerate(batch):
                 self._cache[keys[i]] = out[row].astype(np.float32)
             self.reads += len(batch)
@@ -181,22 +191,38 @@ class Model:
              nli: Sequence[tuple[str, str]] = ()) -> tuple[np.ndarray, np.ndarray]:
         """Both tasks' reads in one pass through the model (a case's misses go out in the
         fewest batches): `relevance` as Model.relevance, `nli` as Model.nli."""
-        spread = {task: [[(a, w) for w in self.windows(a, b)]
-                         for a, b in ((query(task, a), b) for a, b in pairs)]
-                  for task, pairs in (("relevance", relevance), ("nli", nli))}
-        flat = self.logits([p for groups in spread.values() for g in groups for p in g])
-        windows: dict[str, list[np.ndarray]] = {}
-        at = 0
-        for task, groups in spread.items():
-            windows[task] = []
-            for g in groups:
-                windows[task].append(flat[at:at + len(g)])
-                at += len(g)
+        windows = self._windows({"relevance": relevance, "nli": nli})
         z = np.array([float(w[:, 0].max()) for w in windows["relevance"]])
-        rows = [_softmax(w[:, 1:]) for w in windows["nli"]]
+        rows = [_softmax(w[:, 1:4]) for w in windows["nli"]]
         p = (np.array([[r[:, 0].max(), r[:, 1].min(), r[:, 2].max()] for r in rows])
              if rows else np.zeros((0, 3)))
         return z, p
+
+    def pooled(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """(n, HIDDEN) per (question, passage): the vector the head read in the passage's
+        best window (what a profile's head refit reads). Cached like every read."""
+        if self._width == 4:
+            raise JudgeError(f"the reader {MODEL_FILE.name} has no pooled output: reinstall "
+                             "jeval (pip install -e .)")
+        best = [w[int(np.argmax(w[:, 0])), 4:] for w in self._windows({"relevance": pairs})[
+            "relevance"]]
+        return np.stack(best) if best else np.zeros((0, HIDDEN), dtype=np.float32)
+
+    def _windows(self, asked: dict[str, Sequence[tuple[str, str]]]
+                 ) -> dict[str, list[np.ndarray]]:
+        """Per task, per pair, the rows of each of its windows (read in one pass)."""
+        spread = {task: [[(a, w) for w in self.windows(a, b)]
+                         for a, b in ((query(task, a), b) for a, b in pairs)]
+                  for task, pairs in asked.items()}
+        flat = self._rows([p for groups in spread.values() for g in groups for p in g])
+        out: dict[str, list[np.ndarray]] = {}
+        at = 0
+        for task, groups in spread.items():
+            out[task] = []
+            for g in groups:
+                out[task].append(flat[at:at + len(g)])
+                at += len(g)
+        return out
 
     def relevance(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """Log-odds that the passage helps answer the question, per (question, passage): the

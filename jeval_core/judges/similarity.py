@@ -125,9 +125,14 @@ class SimilarityJudge(OfflineJudge):
 
     def answer(self, packed: Packed) -> Answers:
         found = self.features(packed.asked, packed.case.output if packed.case else "")
-        p = {wid: self.probability(q.relation, x) for wid, (q, x) in found.items()}
+        p = self.probabilities(found)
         return Answers(p, evidence=self.evidence(packed.asked),
                        unsure=calibration.unsure(self.bands, packed.asked, p))
+
+    def probabilities(self, found: Mapping[str, tuple[Question, tuple[float, ...]]]
+                      ) -> dict[str, float]:
+        """p per question from its signals."""
+        return {wid: self.probability(q.relation, x) for wid, (q, x) in found.items()}
 
     def builtin(self, relation: str, x: tuple[float, ...]) -> float:
         """The built-in curve's p, whatever profile judges (what a new profile refits)."""
