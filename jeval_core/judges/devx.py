@@ -63,6 +63,11 @@ SHUTTERSTOCK_LIST = "data/sources/ldnoobw.txt"
 LEO_ADDED = frozenset({"fucked"})
 LEO_DROPPED = frozenset({"\N{REVERSED HAND WITH MIDDLE FINGER EXTENDED}"})
 STOPWORDS = frozenset(WORDS)
+# What devx-ai scores where our evaluators need `expected` (the Metrics page's FAQ says it).
+WITHOUT_EXPECTED = {
+    "contextual_precision": "its formula, similarity(input, context), reads no `expected`",
+    "contextual_recall": "its formula reads a missing `expected` as empty text, which scores 0",
+}
 
 
 def stopwords() -> frozenset[str]:
