@@ -1,9 +1,9 @@
 """The `jeval` command: the contract other tools rely on.
 
-Exit codes: 0 scored (or printed), 1 the case failed (only with --check), 2 bad input (case
-file, arguments, budget), 3 the judge could not answer (no key, network, auth, refused,
-timed out, broken reply), 70 a bug. Every failure is ONE terminal-safe line on stderr that
-never contains a key. Nothing heavy is imported before the Ctrl+C handler is in place.
+Exit codes: 0 scored (or printed), 1 the case failed or is incomplete (only with --check), 2
+bad input (case file, arguments, budget), 3 the judge could not answer (no key, network,
+auth, refused, timed out, broken reply), 70 a bug. Every failure is ONE terminal-safe line on
+stderr that never contains a key. Nothing heavy is imported before the Ctrl+C handler is in place.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """`jeval run DATA`: score a dataset into the run store, with a progress bar and a summary.
 
 Kept apart from cli.py so `jeval score` never imports the store. Same contract: one line
-per failure on stderr, exit 0 scored, 1 a case failed (with --check), 2 bad input, 3 the
-judge could not answer some cases (resume the run), 130 interrupted (resume the run).
+per failure on stderr, exit 0 scored, 1 a case failed or is incomplete (with --check), 2 bad
+input, 3 the judge could not answer some cases (resume the run), 130 interrupted (resume).
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str, file_help: s
     run.add_argument("--concurrency", type=int, default=8,
                      help="cases in flight at once (default 8; the hosted judge also keeps "
                      "its rate limits)")
-    run.add_argument("--check", action="store_true", help="exit 1 when any case fails")
+    run.add_argument("--check", action="store_true",
+                     help="exit 1 when any case fails or is incomplete")
     run.set_defaults(run=main)
 
 
@@ -136,7 +137,9 @@ def main(args: argparse.Namespace) -> int:
         print(f"jeval: the judge could not answer {outcome.judge_errors} case(s); continue "
               f"with: {again}", file=sys.stderr)
         return JUDGE_FAILED
-    return FAILED if args.check and outcome.summary.failed else SCORED
+    # an incomplete case is not a pass (README): a gate that let it through would fake one
+    not_passed = outcome.summary.failed + outcome.summary.incomplete
+    return FAILED if args.check and not_passed else SCORED
 
 
 def _chosen(names: str | None, custom: dict[str, Evaluator],

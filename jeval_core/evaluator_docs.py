@@ -16,11 +16,13 @@ from typing import Any
 from . import results, wire
 from .case import Case
 from .evaluators import Evaluator
+from .judges import devx
 from .questions import HELPS_ANSWER
 from .text import plural
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 SEED = "jev_pricing.json"  # seed 000's own example
+SEED_OUTPUT = "…"  # what seed 000's request sends as `output`: chunk relevance does not read it
 WITH_EXPECTED = "with_expected.json"  # for evaluators that need a reference answer
 
 
@@ -51,11 +53,21 @@ def _example(file: str) -> dict[str, Any]:
 
 def example_request(evaluator: Evaluator) -> dict[str, Any]:
     """The request a user sends for `evaluator` on the seed example (or, when it needs
-    `expected`, on the example that has one): the case file's fields, this evaluator named."""
+    `expected`, on the example that has one): the case file's fields, this evaluator named.
+    An evaluator that reads no answer is shown seed 000's request exactly, whose `output` is
+    "…"; one that reads the answer is shown the seed case's written answer."""
     data = _example(WITH_EXPECTED if "expected" in evaluator.needs else SEED)
     fields: dict[str, Any] = {k: data[k] for k in ("input", "output", "expected", "context")
                               if k in data}
+    if data is _example(SEED) and "output" not in evaluator.needs:
+        fields["output"] = SEED_OUTPUT
     return {"evaluators": [evaluator.name], **fields}
+
+
+def asks(questions: int) -> str:
+    """The caption under an example request."""
+    return f"That request asks the judge {plural(questions, 'question', 'questions')}, all in " \
+        "one call."
 
 
 def _case(request: dict[str, Any]) -> Case:
@@ -95,23 +107,35 @@ def aggregate_with(evaluator: Evaluator, per_chunk: bool) -> tuple[Aggregation, 
     return tuple(found)
 
 
+def title(evaluator: Evaluator) -> str:
+    """How sentences name an evaluator: seed 000's words ("chunk relevance") for a built-in
+    one, the name itself as code for a person's own (`states_a_limit` is no noun phrase)."""
+    return f"`{evaluator.name}`" if evaluator.custom else evaluator.name.replace("_", " ")
+
+
 def faq(evaluator: Evaluator, questions: int) -> tuple[tuple[str, str], ...]:
-    """Questions people ask about this evaluator, answered from what it does."""
+    """Questions people ask about this evaluator, answered from what it does, in sentences
+    that read as written English whatever the evaluator's unit (tests/test_app_metrics.py)."""
     unit, units = evaluator.unit
-    title = evaluator.name.replace("_", " ")
-    out = [(f"How many Jev calls does {title} make?",
-            f"One. Every {unit}'s question is packed into the same request (the example below "
-            f"asks {plural(questions, 'question', 'questions')} in one call), together with "
-            "every other evaluator's, so many " + units + " cost roughly the tokens of the "
-            "state plus one short question each; identical questions are asked once.")]
+    asked = plural(questions, unit, units)
+    out = [(f"How many Jev calls does {title(evaluator)} make?",
+            f"One. Every {unit}'s question is packed into the same request, together with "
+            f"every other evaluator's: the example below asks about {asked} in one call, which "
+            f"costs roughly the tokens of the state plus "
+            f"{plural(questions, 'short question', 'short questions')}. Identical questions "
+            "are asked once.")]
     if "expected" in evaluator.needs:
+        devx_rule = devx.WITHOUT_EXPECTED.get(evaluator.name)
         out.append(("What if a case has no `expected`?",
-                    f"{title} is skipped (“needs `expected`”), never faked; the case is then "
-                    "incomplete, not a pass."))
+                    "It is skipped (“needs `expected`”), never faked; the case is then "
+                    "incomplete, not a pass." + (
+                        f" The devx-ai scorer scores it all the same, as devx-ai does: "
+                        f"{devx_rule}." if devx_rule else "")))
     if not evaluator.higher_is_better:
         out.append(("Is a high score good?",
                     "No: it is an amount of a bad thing, so it passes at or below the "
-                    "threshold (the DeepEval ≤ 4.1 convention; 4.2+ flipped it to 1 = good)."))
+                    "threshold" + ("." if evaluator.custom else " (the DeepEval ≤ 4.1 "
+                                   "convention; 4.2+ flipped it to 1 = good).")))
     out.append(("What does it cost?",
                 f"${wire.PRICE_PER_BILLION_INPUT_TOKENS_USD:g} per billion input tokens on Jev "
                 "(output tokens are free); the offline judges cost nothing."))

@@ -134,7 +134,9 @@ def prepare(case: Case, chosen: Sequence[Evaluator] | None, judge: Judge) -> Pac
 def run(packed: Packed, judge: Judge, thresholds: Mapping[str, float] | None = None) -> Report:
     """Ask `judge` the packed questions (nothing is sent when there are none) and reduce."""
     started = time.perf_counter()
-    answers = judge.answer(packed) if packed.asked else Answers({})
+    # An offline judge costs nothing to ask, and may score a skipped evaluator whole (devx)
+    ask = bool(packed.asked) or (judge.approximates and bool(packed.skipped))
+    answers = judge.answer(packed) if ask else Answers({})
     latency = time.perf_counter() - started
     chosen = dict(thresholds or {})
     return Report(
@@ -186,8 +188,10 @@ def reduce_all(
     results: dict[str, Result] = {}
     for evaluator in packed.selected:
         threshold = thresholds.get(evaluator.name, evaluator.threshold)
+        whole = (direct or {}).get(evaluator.name)
         if evaluator.name in packed.skipped:
-            results[evaluator.name] = evaluator.skip(packed.skipped[evaluator.name], threshold)
+            skipped = evaluator.skip(packed.skipped[evaluator.name], threshold)
+            results[evaluator.name] = skipped if whole is None else _scored_whole(skipped, whole)
             continue
         qs = packed.plan[evaluator.name]
         mine = {q.id: answers[packed.wire_ids[q.id]] for q in qs}
@@ -201,7 +205,6 @@ def reduce_all(
             result = replace(result, details=tuple(
                 replace(d, unsure=True, verdict=UNSURE) if d.id in doubtful else d
                 for d in result.details))
-        whole = (direct or {}).get(evaluator.name)
         if whole is not None:
             result = _scored_whole(result, whole)
         if approximates and evaluator.custom:

@@ -108,7 +108,7 @@ def test_the_seed_example_shows_its_questions_and_score(page, server, tmp_path):
     body = questions_block(page)
     for question in SEED_QUESTIONS:
         assert question in body
-    assert page.get_by_text("2 of 4 chunks are relevant").first.is_visible()
+    assert page.get_by_text("2 of 4 chunks relevant").first.is_visible()
     outside = [u for u in page.requests_seen if not u.startswith(server.url)
                and not u.startswith(("data:", "blob:"))]
     assert outside == []

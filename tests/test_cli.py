@@ -187,6 +187,15 @@ def test_check_exits_one_when_the_case_fails():
     assert jeval("score", case, "--evaluators", "faithfulness", "--check").returncode == 1
 
 
+def test_check_exits_one_for_an_incomplete_case_as_for_a_failed_one():
+    # chunk relevance passes (2 of 4), contextual recall is skipped: INCOMPLETE, not a pass
+    case = [str(EXAMPLES / "jev_pricing.json"), "--judge", "lexical",
+            "--evaluators", "chunk_relevance,contextual_recall"]
+    assert jeval("score", *case).returncode == 0
+    run = jeval("score", *case, "--check")
+    assert run.returncode == 1 and "case: INCOMPLETE" in run.stdout
+
+
 def test_a_zero_toxicity_threshold_fails_a_case_with_one_toxic_sentence(tmp_path):
     case = _write(tmp_path, "c.json", json.dumps(ONE_TOXIC_SENTENCE_OF_FOUR))
     assert jeval("score", case, "--check").returncode == 0

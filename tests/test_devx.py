@@ -1,10 +1,13 @@
 """The devx judge: devx-ai's six metrics by seed 001's formulas, checked against hand sums."""
 
 import hashlib
+import json
+import shutil
+import subprocess
 from dataclasses import replace
 
 import pytest
-from conftest import load_case
+from conftest import EXAMPLES, ROOT, load_case
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +18,7 @@ from jeval_core.runs import SAMPLE
 E = evaluators.EVALUATORS
 SIX = [E[n] for n in ("answer_relevancy", "faithfulness", "contextual_precision",
                       "contextual_recall", "hallucination", "toxicity")]
+BENCH = ROOT / "bench"
 # sha256 of leo-profanity's dictionary/default.json (npm leo-profanity 1.9, 253 words), the
 # words sorted and joined by newlines: the list itself stays in its packages.
 LEO_SHA256 = "78a9fe75dc230a1f8b9d6ad423237b51523b4f2dd0856ee94418adc66098f0a8"
@@ -24,7 +28,7 @@ def natural_jaro(s1: str, s2: str) -> float:
     """natural's `distance` transcribed loop for loop: the oracle for the linear version."""
     if not s1 or not s2:
         return 0.0
-    window = max(len(s1), len(s2)) // 2 - 1
+    window = max(0, max(len(s1), len(s2)) // 2 - 1)  # natural 8.2.6 clamps it at 0
     m1, m2 = [False] * len(s1), [False] * len(s2)
     m = 0
     for i in range(len(s1)):
@@ -149,6 +153,81 @@ def test_a_new_threshold_keeps_devx_scores(seed_case):
     assert stricter.results["hallucination"].passed is False
 
 
-def test_metrics_needing_expected_are_skipped_without_it(seed_case):
-    report = score(seed_case, [E["contextual_recall"]], judges.get("devx"))
+# Values computed by natural 8.2.6 and leo-profanity 1.9.0 themselves (bench/devx_natural.js),
+# so that CI without node still holds the judge to them.
+def test_jaro_winkler_counts_utf16_code_units_as_natural_does():
+    # 🔥 is two code units in JS: 16 of 19 match, natural gives 0.968421052631579
+    assert devx.jaro_winkler("thermostat reset", "thermostat reset 🔥") == 0.968421052631579
+
+
+def test_stopwords_are_naturals_own_list():
+    # natural drops "can" and keeps "not" (the classic list does the opposite)
+    assert devx.significant_tokens("You can not edit it") == {"not", "edit"}
+    assert len(devx.stopwords()) == 170
+
+
+def test_a_sample_case_gets_naturals_numbers_where_the_stopword_lists_differ():
+    row = next(r for r in datasets.load(SAMPLE).rows if r.id == "support-05")  # can, not
+    report = score(row.case, SIX, judges.get("devx"))
+    assert report.results["faithfulness"].score == 0.5881827182430619
+    assert report.results["hallucination"].score == 0.15789473684210525
+
+
+def test_contextual_precision_needs_no_expected(seed_case):
+    assert seed_case.expected is None
+    result = score(seed_case, [E["contextual_precision"]], judges.get("devx")).results[
+        "contextual_precision"]
+    assert result.score == 0.3805831517152577  # similarity(input, context), as natural gives
+
+
+def test_recall_without_expected_is_what_the_formula_gives_for_empty_text(seed_case):
+    result = score(seed_case, [E["contextual_recall"]], judges.get("devx")).results[
+        "contextual_recall"]
+    assert result.score == 0.0
+    assert result.passed is False
+
+
+def test_an_empty_output_is_scored_by_the_formula_not_skipped(seed_case):
+    case = replace(seed_case, output="")
+    chosen = [E["answer_relevancy"], E["faithfulness"], E["hallucination"], E["toxicity"]]
+    report = score(case, chosen, judges.get("devx"))  # nothing is asked: every one would skip
+    assert report.packed.asked == {}
+    assert {n: r.score for n, r in report.results.items()} == {
+        "answer_relevancy": 0.0, "faithfulness": 0.0, "hallucination": 0.0, "toxicity": 0.0}
+
+
+def test_an_empty_input_is_scored_by_the_formula_not_skipped(seed_case):
+    report = score(replace(seed_case, input=""), [E["answer_relevancy"]], judges.get("devx"))
+    assert report.results["answer_relevancy"].score == 0.0
+
+
+def test_other_judges_still_skip_what_their_questions_cannot_ask(seed_case):
+    report = score(seed_case, [E["contextual_recall"]], judges.get("lexical"))
     assert report.results["contextual_recall"].skipped
+
+
+def natural_cases() -> list:
+    """Every case in assets/, and each again with a character past the BMP in its input and
+    output and with its output and `expected` blank: what natural must agree on."""
+    cases = [r.case for path in (SAMPLE, ROOT / "assets/datasets/labelled_helpdesk.jsonl")
+             for r in datasets.load(path).rows]
+    cases += [load_case(p.stem) for p in sorted(EXAMPLES.glob("*.json"))]
+    return cases + [replace(c, input=c.input + " 🔥", output="🔥 " + c.output) for c in cases] \
+        + [replace(c, output="", expected=None) for c in cases]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.skipif(not (BENCH / "node_modules" / "natural").is_dir(),
+                    reason="natural is not installed: npm install --prefix bench --no-package-lock")
+def test_every_metric_is_naturals_to_the_bit(tmp_path):
+    cases = natural_cases()
+    given = tmp_path / "cases.json"
+    given.write_text(json.dumps([c.to_dict() for c in cases]), "utf-8")
+    done = subprocess.run(["node", str(BENCH / "devx_natural.js"), str(given)],
+                          capture_output=True, text=True, check=True, timeout=120)
+    theirs = json.loads(done.stdout)
+    ours = [{n: r.score for n, r in score(c, SIX, judges.get("devx")).results.items()}
+            | {"jaro_winkler": devx.jaro_winkler(c.input, c.output)} for c in cases]
+    differ = [(c.input[:40], name, mine[name], js[name]) for c, mine, js in
+              zip(cases, ours, theirs, strict=True) for name in js if mine[name] != js[name]]
+    assert len(cases) > 300 and differ == []

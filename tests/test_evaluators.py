@@ -111,7 +111,7 @@ def seed_result(seed_case):
 def test_the_reason_says_why_in_one_sentence(seed_case):
     result = seed_result(seed_case)
     assert result.reason == (
-        "2 of 4 chunks are relevant: precision 0.50 is at or above the 0.50 threshold."
+        "2 of 4 chunks relevant: precision 0.50 is at or above the 0.50 threshold."
     )
 
 

@@ -161,6 +161,16 @@ def test_jeval_run_exit_codes(tmp_path, args, code):
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) <= 2
 
 
+def test_jeval_run_check_exits_one_for_an_incomplete_case(tmp_path):
+    # chunk relevance passes (2 of 4), contextual recall is skipped: INCOMPLETE, not a pass
+    row = json.loads((ROOT / "assets" / "examples" / "jev_pricing.json").read_text())
+    data = tmp_path / "one.jsonl"
+    data.write_text(json.dumps({k: row[k] for k in ("input", "output", "context")}) + "\n")
+    done = jeval("run", str(data), "--judge", "lexical", "--evaluators",
+                 "chunk_relevance,contextual_recall", "--check", db=tmp_path / "runs.db")
+    assert done.returncode == 1 and "incomplete 1" in done.stdout, done.stdout
+
+
 def test_jeval_run_without_a_key_says_which_cases_to_resume(tmp_path):
     done = jeval("run", str(SAMPLE), "--judge", "jev", db=tmp_path / "runs.db",
                  stdin=subprocess.DEVNULL)

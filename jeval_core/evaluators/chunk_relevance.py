@@ -34,7 +34,7 @@ EVALUATOR = Evaluator(
     score_rule="relevant chunks (p >= 0.5) / all chunks: precision",
     verdicts=("relevant", "not relevant"),
     higher_is_better=True,
-    unit=("chunk is", "chunks are"),
+    unit=("chunk", "chunks"),
     score_name="precision",
     docs=Docs(
         reach_for_it_when=(

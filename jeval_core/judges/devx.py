@@ -14,8 +14,9 @@ of yes through a curve as the lexical judge does:
 
 `context` is the non-blank chunks joined by one space. Significant tokens: lowercase, split as
 JS natural's WordTokenizer splits (on anything but A-Z, a-z, А-Я, а-я, 0-9 and _), drop
-stopwords (the `stopwords` package's classic English list; seed 001 names none) and tokens of
-two characters or fewer; Dice is over the sets of them (0 when either is empty).
+natural's own English stopwords (`natural.stopwords`, kept in `natural_stopwords.py`: seed 001
+scores "via the natural NLP library") and tokens of two characters or fewer; Dice is over the
+sets of them (0 when either is empty).
 Jaro-Winkler is `natural.JaroWinklerDistance(a, b)` with its default options, step for step:
 case-sensitive, strings compared as JS compares them (UTF-16 code units), the prefix boost
 (0.1 per common character, at most 4) applied whatever the Jaro score. leo-profanity's
@@ -45,6 +46,7 @@ from ..questions import (
 from ..text import has_text
 from . import calibration, custom_signals, lexical
 from .base import Answers, Direct, OfflineJudge
+from .natural_stopwords import WORDS
 
 if TYPE_CHECKING:
     from ..case import Case
@@ -60,14 +62,17 @@ _SPLIT = re.compile(r"[^A-Za-zА-Яа-я0-9_]+")
 SHUTTERSTOCK_LIST = "data/sources/ldnoobw.txt"
 LEO_ADDED = frozenset({"fucked"})
 LEO_DROPPED = frozenset({"\N{REVERSED HAND WITH MIDDLE FINGER EXTENDED}"})
+STOPWORDS = frozenset(WORDS)
+# What devx-ai scores where our evaluators need `expected` (the Metrics page's FAQ says it).
+WITHOUT_EXPECTED = {
+    "contextual_precision": "its formula, similarity(input, context), reads no `expected`",
+    "contextual_recall": "its formula reads a missing `expected` as empty text, which scores 0",
+}
 
 
-@lru_cache(maxsize=1)
 def stopwords() -> frozenset[str]:
-    """The classic English stopword list (the lexical judge's, from the `stopwords` package)."""
-    import stopwords as package
-
-    return frozenset(w for w in package.get_stopwords("english") if w)
+    """natural's English stopwords, the ones devx-ai drops (not the lexical judge's list)."""
+    return STOPWORDS
 
 
 @lru_cache(maxsize=1)
@@ -99,22 +104,31 @@ def dice(a: frozenset[str], b: frozenset[str]) -> float:
     return 2 * len(a & b) / (len(a) + len(b))
 
 
-def _units(text: str) -> str | tuple[int, ...]:
-    """The string as JS indexes it: UTF-16 code units (only differs past the BMP)."""
-    if all(ord(ch) <= 0xFFFF for ch in text):
-        return text
+Units = str | tuple[int, ...]
+
+
+def _units(a: str, b: str) -> tuple[Units, Units]:
+    """Both strings as JS indexes them: UTF-16 code units. Only a character past the BMP
+    makes them differ from Python's; then both become code-unit tuples, so that a BMP
+    character still equals itself across the two."""
+    if all(ord(ch) <= 0xFFFF for ch in a + b):
+        return a, b
+    return _code_units(a), _code_units(b)
+
+
+def _code_units(text: str) -> tuple[int, ...]:
     data = text.encode("utf-16-le", "surrogatepass")
     return tuple(int.from_bytes(data[i:i + 2], "little") for i in range(0, len(data), 2))
 
 
-def jaro(s1: str | tuple[int, ...], s2: str | tuple[int, ...]) -> float:
+def jaro(s1: Units, s2: Units) -> float:
     """natural's `distance(s1, s2)` (the Jaro similarity), with the same match window
-    (floor(max length / 2) - 1, which is -1 for one-character strings) and the same greedy
+    (max(0, floor(max length / 2) - 1), as natural 8.2.6 clamps it) and the same greedy
     choice of the first unmatched equal character; linear time, for whole contexts."""
     n1, n2 = len(s1), len(s2)
     if n1 == 0 or n2 == 0:
         return 0.0
-    window = max(n1, n2) // 2 - 1
+    window = max(0, max(n1, n2) // 2 - 1)
     where: dict[object, list[int]] = {}
     for k, ch in enumerate(s2):
         where.setdefault(ch, []).append(k)
@@ -149,7 +163,7 @@ def jaro_winkler(a: str, b: str) -> float:
     """`natural.JaroWinklerDistance(a, b)` with default options (case-sensitive)."""
     if a == b:
         return 1.0
-    s1, s2 = _units(a), _units(b)
+    s1, s2 = _units(a, b)
     j = jaro(s1, s2)
     prefix = 0
     while prefix < PREFIX_LIMIT and prefix < len(s1) and prefix < len(s2) \
@@ -201,7 +215,12 @@ def _share(part: int, whole: int) -> float:
 
 
 def metrics(case: Case, names: set[str]) -> dict[str, Direct]:
-    """devx-ai's score for each of its six metrics among `names` (the evaluators to score)."""
+    """devx-ai's score for each of its six metrics among `names` (the evaluators to score).
+
+    devx-ai scores what its formula scores: a blank field is empty text to it, never a reason
+    to skip (similarity("", context) is 0; precision pairs input with context and needs no
+    `expected`), so a metric our evaluators would skip for a missing field is scored here.
+    """
     context = joined(case)
     out: dict[str, Direct] = {}
     if "answer_relevancy" in names:
@@ -210,8 +229,8 @@ def metrics(case: Case, names: set[str]) -> dict[str, Direct]:
         out["faithfulness"] = _blend("output, context", case.output, context)
     if "contextual_precision" in names:
         out["contextual_precision"] = _blend("input, context", case.input, context)
-    if "contextual_recall" in names and case.expected is not None:
-        out["contextual_recall"] = _blend("expected, context", case.expected, context)
+    if "contextual_recall" in names:
+        out["contextual_recall"] = _blend("expected, context", case.expected or "", context)
     if "hallucination" in names:
         absent, said = unsupported(case.output, context)
         out["hallucination"] = Direct(
@@ -259,6 +278,6 @@ class DevxJudge(OfflineJudge):
         p.update({wid: signal(q) for wid, q in packed.asked.items() if wid not in custom})
         direct: dict[str, Direct] = {}
         if packed.case is not None:
-            names = {e.name for e in packed.selected if e.name not in packed.skipped}
+            names = {e.name for e in packed.selected}  # skipped ones too (see `metrics`)
             direct = metrics(packed.case, names)
         return Answers(p, direct=direct)

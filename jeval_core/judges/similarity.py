@@ -124,6 +124,8 @@ class SimilarityJudge(OfflineJudge):
         return self._model
 
     def answer(self, packed: Packed) -> Answers:
+        if not packed.asked:  # asked only for scores given whole, which this judge gives none
+            return Answers({})
         found = self.features(packed.asked, packed.case.output if packed.case else "")
         p = self.probabilities(found)
         return Answers(p, evidence=self.evidence(packed.asked),

@@ -41,8 +41,7 @@ def evaluator_card(evaluator: Evaluator) -> None:
         st.write(more.result_shape)
         st.code(json.dumps(more.example_request, indent=2, ensure_ascii=False), language="json",
                 wrap_lines=True)
-        st.caption(f"That request asks the judge {more.example_questions} questions, all in one "
-                   "call.")
+        st.caption(evaluator_docs.asks(more.example_questions))
         st.markdown("**Aggregate with**")
         st.markdown("\n".join(f"- **{a.name}**: {a.says}" for a in more.aggregate_with))
         st.markdown("**FAQ**")
