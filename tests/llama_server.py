@@ -27,7 +27,7 @@ _SERVE = """
 import sys, threading, xllamacpp
 params = xllamacpp.CommonParams()
 params.model.path, params.port, params.hostnames = sys.argv[1], int(sys.argv[2]), ["127.0.0.1"]
-params.model_alias = sys.argv[3]
+params.model_alias = {sys.argv[3]}
 params.n_parallel, params.n_ctx = int(sys.argv[4]), 4096 * int(sys.argv[4])
 params.cpuparams.n_threads = params.cpuparams_batch.n_threads = 1
 server = xllamacpp.Server(params)
