@@ -163,18 +163,21 @@ class OpenAIJudge:
     # ---- asking ----
 
     def answer(self, packed: Packed) -> Answers:
-        with own_secrets(self._key.reveal() if self._key else ""):
-            return self._answer(packed)
+        return self.ask(packed.state, packed.asked)
 
-    def _answer(self, packed: Packed) -> Answers:
+    def ask(self, state: Mapping[str, Any], questions: Mapping[str, Question]) -> Answers:
+        """p(yes) for each question (by id) about `state` (as `request.pack` builds it)."""
+        with own_secrets(self._key.reveal() if self._key else ""):
+            return self._ask(state, list(questions.items()))
+
+    def _ask(self, state: Mapping[str, Any], asked: list[tuple[str, Question]]) -> Answers:
         model = self._require_model()
         deadline = self._http.deadline()  # one for the whole case, every question in it
-        asked = list(packed.asked.items())
-        cache_key = hashlib.sha256(wire.encode(packed.state)).hexdigest()[:32]
+        cache_key = hashlib.sha256(wire.encode(dict(state))).hexdigest()[:32]
         if self.endpoint == "completions":
-            outcomes = [self._complete(model, packed.state, asked, deadline)]
+            outcomes = [self._complete(model, state, asked, deadline)]
         else:
-            outcomes = self._chat_all(model, packed.state, asked, deadline, cache_key)
+            outcomes = self._chat_all(model, state, asked, deadline, cache_key)
         readings: dict[str, logprobs.Reading] = {}
         for outcome in outcomes:
             readings.update(outcome.readings)
