@@ -31,6 +31,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -364,12 +365,13 @@ def _fmt(v: Verdicts | None) -> str:
     return f"{a} {v.accuracy:.3f} {v.f1:.3f}"
 
 
-def examples(judge_name: str) -> tuple[int, int, list[str]]:
+def examples(judge_name: str, judge: Any = None) -> tuple[int, int, list[str]]:
     """Each example's stated truth met by the judge: (met, stated, what was missed)."""
     from jeval_core import judges
     from jeval_core.scoring import score
 
-    judge = JUDGES[judge_name]() if judge_name in JUDGES else judges.get(judge_name)
+    if judge is None:
+        judge = JUDGES[judge_name]() if judge_name in JUDGES else judges.get(judge_name)
     met = total = 0
     missed: list[str] = []
     for path in sorted(EXAMPLES.glob("*.json")):
@@ -396,13 +398,24 @@ def examples(judge_name: str) -> tuple[int, int, list[str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--judge", choices=("lexical", "local", "similarity"), default="local")
+    parser.add_argument("--judge", choices=("lexical", "local", "similarity", "openai"),
+                        default="local")
+    parser.add_argument("--base-url", help="--judge openai: the server's OpenAI-style root "
+                        "(…/v1); without it, the bundled llama.cpp test server is started")
+    parser.add_argument("--model", help="--judge openai: the model to measure")
+    parser.add_argument("--limit", type=int, default=120,
+                        help="--judge openai: held-out questions asked (default 120)")
     parser.add_argument("--write", action="store_true",
                         help="write the held-out figures and unsure bands of the committed "
                              "curves to jeval_core/judges/agreement.json (the judge card)")
     parser.add_argument("--committed-only", action="store_true",
                         help="only the labelled data in this repository (no public sources)")
     args = parser.parse_args()
+    if args.judge == "openai":  # a server's model: measured on the same held-out rows
+        from bench import calibrate_openai
+
+        calibrate_openai.main(args)
+        return
     data, notes = load(public=not args.committed_only)
     for note in notes:
         print(f"skipped {note}")

@@ -125,13 +125,20 @@ def _build_parser() -> _Parser:
                         help=threshold_help)
     scorer.add_argument("--judge", default=judges.DEFAULT, choices=judges.names(),
                         help=f"who answers the questions (default: {judges.DEFAULT}, offline); "
-                        "jev reads its key from TYPESAFE_API_KEY or asks for it")
+                        "jev reads its key from TYPESAFE_API_KEY or asks for it; openai (your "
+                        "own model) from OPENAI_API_KEY, or none")
     scorer.add_argument("--calibration", metavar="PROFILE",
                         help="judge with a calibration profile (a name kept by `jeval "
                         "calibrate`, or a profile JSON file); local judge only")
     scorer.add_argument("--base-url", help="Jev-compatible server for --judge jev "
-                        "(default: $TYPESAFE_BASE_URL or https://api.typesafe.ai)")
-    scorer.add_argument("--model", help=f"model for --judge jev (default: {model})")
+                        "(default: $TYPESAFE_BASE_URL or https://api.typesafe.ai); for "
+                        "--judge openai an OpenAI-compatible root such as "
+                        "http://127.0.0.1:11434/v1 (default: $OPENAI_BASE_URL)")
+    scorer.add_argument("--model", help=f"model for --judge jev (default: {model}); for "
+                        "--judge openai, required")
+    from .cli_judge import add_openai_flags
+
+    add_openai_flags(scorer)
     scorer.add_argument("--format", default="text", choices=("json", "text"))
     scorer.add_argument("--check", action="store_true",
                         help="exit 1 when any case does not pass (for CI gates)")
@@ -146,9 +153,13 @@ def _build_parser() -> _Parser:
     cli_calibrate.add_parser(sub)
     cli_calibrate.add_profiles_parser(sub)
 
-    models = sub.add_parser("models", help="list the models a Jev-compatible server offers")
+    models = sub.add_parser("models", help="list the models a server judge's server offers")
+    models.add_argument("--judge", default="jev", choices=[
+        n for n in judges.names() if judges.entry(n).hosted], help="whose server: jev "
+        "(default) or openai (any OpenAI-compatible server)")
     models.add_argument("--base-url", help="server root (default: $TYPESAFE_BASE_URL or "
-                        "https://api.typesafe.ai)")
+                        "https://api.typesafe.ai; for openai $OPENAI_BASE_URL or "
+                        "https://api.openai.com/v1)")
     models.set_defaults(run=_run_models)
     return parser
 
@@ -201,7 +212,7 @@ def _run_score(args: argparse.Namespace) -> int:
 def _run_models(args: argparse.Namespace) -> int:
     from .cli_judge import hosted_judge
 
-    judge = hosted_judge(args.base_url, None)
+    judge = hosted_judge(args.base_url, None, args.judge)
     try:
         listed = judge.models()
     finally:

@@ -8,16 +8,37 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .judges import Judge
-    from .judges.jev import JevJudge
     from .judges.profile import Profile
+
+# `--judge openai` only: how its questions are sent, and what its tokens cost
+OPENAI_FLAGS = {"endpoint": "--endpoint", "concurrency": "--per-case",
+                "price_per_million_input_tokens": "--price"}
+
+
+def add_openai_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags of `--judge openai` (score and run)."""
+    parser.add_argument("--endpoint", choices=("chat", "completions"),
+                        help="--judge openai: /chat/completions, one request per question "
+                        "(default), or /completions, a case's prompts as one list (llama.cpp, "
+                        "vLLM)")
+    parser.add_argument("--per-case", type=int, dest="concurrency_per_case", metavar="N",
+                        help="--judge openai: a case's questions in flight at once (default 4)")
+    parser.add_argument("--price", type=float, metavar="USD", help="--judge openai: dollars "
+                        "per million input tokens, for the cost shown (default: none)")
+
+
+def _openai_settings(args: argparse.Namespace) -> dict[str, object]:
+    return {"endpoint": getattr(args, "endpoint", None),
+            "concurrency": getattr(args, "concurrency_per_case", None),
+            "price_per_million_input_tokens": getattr(args, "price", None)}
 
 
 def chosen_judge(args: argparse.Namespace) -> Judge:
-    """The judge `--judge` names; `--base-url` and `--model` only for a hosted one."""
+    """The judge `--judge` names; `--base-url` and `--model` only for a server judge."""
     from . import judges
     from .errors import CaseError
 
@@ -25,11 +46,15 @@ def chosen_judge(args: argparse.Namespace) -> Judge:
     if named and not judges.entry(args.judge).calibrates:
         raise CaseError(f"--calibration is for --judge local, not {args.judge}: a profile "
                         "refits the local judge's curves")
+    extra = {k: v for k, v in _openai_settings(args).items() if v is not None}
+    if extra and not judges.entry(args.judge).per_question:
+        flags = ", ".join(OPENAI_FLAGS[k] for k in extra)
+        raise CaseError(f"{flags}: for --judge openai, not {args.judge}")
     if judges.entry(args.judge).hosted:
-        return hosted_judge(args.base_url, args.model, args.judge)
+        return hosted_judge(args.base_url, args.model, args.judge, **extra)
     if args.base_url or args.model:
-        raise CaseError(f"--base-url and --model are for --judge {judges.hosted_name()}, not "
-                        f"{args.judge}")
+        raise CaseError(f"--base-url and --model are for --judge jev or openai (a server's "
+                        f"judges), not {args.judge}")
     return judges.get(args.judge, calibration=calibration(named) if named else None)
 
 
@@ -53,19 +78,35 @@ def calibration(value: str) -> Profile:
         return store.profile(value)
 
 
-def hosted_judge(base_url: str | None, model: str | None, name: str | None = None) -> JevJudge:
-    """The hosted judge on `base_url`; its key from the environment, else a hidden prompt."""
-    from . import judges, wire
-    from .judges.jev import JevJudge, Secret, key_from_env, normalise_base_url
+def server_module(name: str | None) -> Any:
+    """The module of the server judge `name` (jev or openai): its base URL and key rules."""
+    from . import judges
 
-    url = normalise_base_url(base_url)
-    key = key_from_env(url)
+    if name and judges.entry(name).per_question:
+        from .judges import openai_compat
+
+        return openai_compat
+    from .judges import jev
+
+    return jev
+
+
+def hosted_judge(base_url: str | None, model: str | None, name: str | None = None,
+                 **settings: Any) -> Any:
+    """The server judge `name` (jev by default) on `base_url`; its key from the environment
+    (only for the server it was configured for), else a hidden prompt (Enter: none)."""
+    from . import judges, wire
+    from .judges.http import Secret
+
+    name = name or judges.hosted_name() or ""
+    module = server_module(name)
+    url = module.normalise_base_url(base_url)
+    key = module.key_from_env(url)
     if key is None and sys.stdin.isatty():
         import getpass
 
-        typed = getpass.getpass(f"Jev API key for {url} (input hidden; Enter for none): ")
+        typed = getpass.getpass(f"API key for {url} (input hidden; Enter for none): ")
         key = Secret(typed) if typed.strip() else None
-    judge = judges.get(name or judges.hosted_name() or "", api_key=key, base_url=url,
-                       model=(model or "").strip() or wire.DEFAULT_MODEL)
-    assert isinstance(judge, JevJudge)  # the one hosted protocol: a Jev-compatible server
-    return judge
+    default = None if judges.entry(name).names_model else wire.DEFAULT_MODEL
+    return judges.get(name, api_key=key, base_url=url,
+                      model=(model or "").strip() or default, **settings)

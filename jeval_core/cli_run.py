@@ -43,8 +43,13 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str, file_help: s
     run.add_argument("--calibration", metavar="PROFILE",
                      help="judge with a calibration profile (a name kept by `jeval calibrate`, "
                      "or a profile JSON file); local judge only")
-    run.add_argument("--base-url", help="Jev-compatible server for --judge jev")
-    run.add_argument("--model", help=f"model for --judge jev (default: {model})")
+    run.add_argument("--base-url", help="Jev-compatible server for --judge jev, or the "
+                     "OpenAI-compatible root (…/v1) for --judge openai")
+    run.add_argument("--model", help=f"model for --judge jev (default: {model}); for "
+                     "--judge openai, required")
+    from .cli_judge import add_openai_flags
+
+    add_openai_flags(run)
     run.add_argument("--name", help="a name for the run in the history (default: the file "
                      "and the judge)")
     run.add_argument("--out", metavar="RESULTS.jsonl",
@@ -192,8 +197,9 @@ def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
         if stored.calibration and not getattr(args, "calibration", None):
             args.calibration = stored.calibration.split(" · ")[0]  # the run's own profile
         return chosen_judge(args)
-    from .judges.jev import normalise_base_url
+    from .cli_judge import server_module
 
+    normalise_base_url = server_module(stored.judge).normalise_base_url
     if args.model is not None and args.model.strip() != (stored.model or ""):
         raise CaseError(f"run {short} is scored by the model {one_line(stored.model, 60)}, not "
                         f"{one_line(args.model, 60)}: leave --model out to resume it")

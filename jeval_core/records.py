@@ -50,7 +50,8 @@ class StoredReport:
         return cls(
             results={name: Result.from_dict(name, r)
                      for name, r in (data.get("results") or {}).items()},
-            usage=Usage(int(usage.get("input_tokens", 0)), int(usage.get("requests", 0))),
+            usage=Usage(int(usage.get("input_tokens", 0)), int(usage.get("requests", 0)),
+                        int(usage.get("cached_tokens", 0))),
             cost_usd=float(data.get("cost_usd", 0.0)), judge=str(data.get("judge", "")),
             approximates=bool(data.get("approximates")), model=data.get("model"),
             request_id=data.get("request_id"), calibration=data.get("calibration"),

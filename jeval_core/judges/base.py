@@ -13,13 +13,16 @@ Span = tuple[int, int, str]  # (start, end, the text between) in a question's su
 
 @dataclass(frozen=True)
 class Usage:
-    """What answering cost: input tokens billed and HTTP requests made (0 for local judges)."""
+    """What answering cost: input tokens billed and HTTP requests made (0 for local judges),
+    and how many of those tokens the server read from its prompt cache, where it says."""
 
     input_tokens: int = 0
     requests: int = 0
+    cached_tokens: int = 0
 
     def to_dict(self) -> dict[str, int]:
-        return {"input_tokens": self.input_tokens, "requests": self.requests}
+        cached = {"cached_tokens": self.cached_tokens} if self.cached_tokens else {}
+        return {"input_tokens": self.input_tokens, "requests": self.requests, **cached}
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,15 @@ class Entry:
     concurrency: int = 2  # cases in flight in the app's runs: offline judges share the cores
     explains: bool = False  # its answers carry evidence: the words that drove each p
     calibrates: bool = False  # takes a calibration profile fitted to a person's labels
+    # A server judge's connection, as the sidebar and the CLI set it up: where its key and
+    # base URL come from, and whether a model must be named (the server's own list).
+    key_env: str = ""
+    base_url_env: str = ""
+    default_base_url: str = ""
+    names_model: bool = False  # no default model: the user names one of the server's
+    # One request per question (the openai judge): the request view shows the prompt
+    # template and the case's requests, input and cached tokens, not one System One body.
+    per_question: bool = False
 
     @property
     def offline(self) -> bool:
@@ -59,6 +68,12 @@ def _jev(**settings: Any) -> Judge:
     return JevJudge(**settings)
 
 
+def _openai(**settings: Any) -> Judge:
+    from .openai_compat import OpenAIJudge
+
+    return OpenAIJudge(**settings)
+
+
 DEFAULT = "local"
 CATALOG: dict[str, Entry] = {e.name: e for e in (
     Entry("local", "Local", "Local (offline, default)", _local, explains=True,
@@ -67,7 +82,12 @@ CATALOG: dict[str, Entry] = {e.name: e for e in (
     Entry("devx", "devx-ai", "devx-ai scorer (its formulas, exactly)", _devx),
     # the hosted judge keeps its own rate limits, so a run may keep more cases in flight
     Entry("jev", "Jev", "Jev (hosted, needs a key)", _jev, hosted=True, needs_key=True,
-          concurrency=8),
+          concurrency=8, key_env="TYPESAFE_API_KEY", base_url_env="TYPESAFE_BASE_URL",
+          default_base_url="https://api.typesafe.ai"),
+    # the user's own model: each case's questions already go out concurrently
+    Entry("openai", "your model", "Your own LLM (any OpenAI-compatible server)", _openai,
+          hosted=True, concurrency=2, key_env="OPENAI_API_KEY", base_url_env="OPENAI_BASE_URL",
+          default_base_url="https://api.openai.com/v1", names_model=True, per_question=True),
 )}
 
 
