@@ -634,8 +634,8 @@ class Run:
 # default policy allows 180 s).
 SHORT_POLICY_CLI = (
     "import functools, sys\n"
-    "from jeval_core.judges import jev\n"
-    "jev.RetryPolicy = functools.partial(jev.RetryPolicy, attempts=2, base_delay=0.01, "
+    "from jeval_core.judges import http\n"  # where a server judge's connection makes its policy
+    "http.RetryPolicy = functools.partial(http.RetryPolicy, attempts=2, base_delay=0.01, "
     "max_delay=0.05, timeout=2, total_seconds=4)\n"
     "from jeval_core.cli import main\n"
     "sys.argv[0] = 'jeval'\n"
