@@ -24,7 +24,7 @@ from .datasets import Dataset
 from .errors import JevalError, StoreUnavailable
 from .evaluators import Evaluator
 from .judges import is_hosted
-from .judges.base import Answers, Judge
+from .judges.base import Answers, ForwardingJudge, Judge
 from .records import RunSummary, StoredReport
 from .request import Packed
 from .results import Result
@@ -69,12 +69,6 @@ class RunOutcome:
 PER_CASE = "per case"  # the evaluators of a run where each row runs its own
 
 
-def judge_base_url(judge: Judge) -> str | None:
-    """The hosted judge's server (None for an offline judge), as a run records it."""
-    url = getattr(judge, "base_url", None)
-    return url if isinstance(url, str) else None
-
-
 def open_run(dataset: Dataset, judge: Judge, store: Store, *,
              chosen: Sequence[Evaluator] | None = None,
              thresholds: Mapping[str, float] | None = None, name: str | None = None,
@@ -86,7 +80,7 @@ def open_run(dataset: Dataset, judge: Judge, store: Store, *,
         dataset_hash=dataset.sha256, judge=judge.name, model=judge.model,
         evaluators=[e.name for e in chosen] if chosen is not None else [PER_CASE],
         thresholds=dict(thresholds or {}), cases=len(dataset.rows), seeded=seeded,
-        base_url=judge_base_url(judge), calibration=getattr(judge, "calibration", None),
+        base_url=judge.base_url, calibration=judge.calibration,
         definitions=evaluator_files.definitions(chosen or ()))
 
 
@@ -113,11 +107,11 @@ def check_resumable(run: RunSummary, judge: Judge,
         raise JevalError(f"run {short} is scored by the model {one_line(run.model, 60)}, not "
                          f"{one_line(judge.model, 60)}: resume it with that model (or leave "
                          "--model out)")
-    if run.base_url and judge_base_url(judge) != run.base_url:
+    if run.base_url and judge.base_url != run.base_url:
         raise JevalError(f"run {short} is scored by {one_line(run.base_url, 100)}, not "
-                         f"{one_line(judge_base_url(judge), 100)}: resume it against that "
+                         f"{one_line(judge.base_url, 100)}: resume it against that "
                          "server (or leave --base-url out)")
-    if (getattr(judge, "calibration", None) or None) != (run.calibration or None):
+    if (judge.calibration or None) != (run.calibration or None):
         stored = f"the calibration profile {run.calibration}" if run.calibration else (
             "no calibration profile")
         raise JevalError(f"run {short} is judged with {stored}: resume it with that (or leave "
@@ -145,27 +139,18 @@ class _StoreGone(BaseException):
     """The store stopped answering mid-run: stop scoring (nothing more could be kept)."""
 
 
-class _Stopping:
+class _Stopping(ForwardingJudge):
     """A judge that stops the run once the store has gone away (no case is scored that could
     not be kept)."""
 
     def __init__(self, inner: Judge, gone: threading.Event) -> None:
-        self.inner, self.gone = inner, gone
-        self.name, self.approximates, self.note = inner.name, inner.approximates, inner.note
-        self.model = inner.model
-        self.base_url = judge_base_url(inner)
-        self.price_per_billion_input_tokens = inner.price_per_billion_input_tokens
+        super().__init__(inner)
+        self.gone = gone
 
     def answer(self, packed: Packed) -> Answers:
         if self.gone.is_set():
             raise _StoreGone
         return self.inner.answer(packed)
-
-    def warm_up(self) -> None:
-        self.inner.warm_up()
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def run_dataset(
