@@ -10,6 +10,7 @@ older database up to date when it is opened.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -597,13 +598,18 @@ class Store:
         self._transact(upsert, "save")
 
     def profiles(self) -> list[Profile]:
-        """Every stored profile, newest first."""
-        from .judges.profile import Profile
+        """Every stored profile that reads as one, newest first (a damaged one judges
+        nothing: `profile(name)` says what is wrong with it)."""
+        from .judges.profile import Profile, ProfileError
 
         rows = self._read(lambda conn: conn.execute(
             sa.select(profiles_t.c.body).order_by(profiles_t.c.created.desc(),
                                                   profiles_t.c.name)).scalars().all())
-        return [Profile.from_json(body) for body in rows]
+        found = []
+        for body in rows:
+            with contextlib.suppress(ProfileError):
+                found.append(Profile.from_json(body))
+        return found
 
     def profile(self, name: str) -> Profile:
         """The stored profile of this name; a clear error naming the ones there are."""
@@ -615,11 +621,17 @@ class Store:
             have = ", ".join(p.name for p in self.profiles()) or "none yet"
             raise ProfileError(f"no calibration profile is named {name!r} (stored: {have}); "
                                "fit one with `jeval calibrate DATA --name NAME`")
-        return Profile.from_json(body)
+        try:
+            return Profile.from_json(body)
+        except ProfileError as err:
+            raise ProfileError(f"the stored profile {one_line(name, 80)!r}: {err}, or delete it "
+                               "with `jeval profiles --delete NAME`") from None
 
-    def delete_profile(self, name: str) -> None:
-        self._transact(lambda conn: conn.execute(
-            profiles_t.delete().where(profiles_t.c.name == name)), "delete")
+    def delete_profile(self, name: str) -> bool:
+        """Forget the profile of this name (a damaged one too); False when there was none."""
+        gone = self._transact(lambda conn: conn.execute(
+            profiles_t.delete().where(profiles_t.c.name == name)).rowcount, "delete")
+        return bool(gone)
 
 
     # -- custom evaluators -----------------------------------------------------------------

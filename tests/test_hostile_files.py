@@ -1,0 +1,233 @@
+"""The hostile suite, part two: files and profiles a user loads cannot stop or fool jeval.
+
+Evaluator files, profiles and what the run store holds come from someone else. Each bad one
+is exit 2 with ONE terminal-safe line that names the file (never 70, never a traceback), and
+nothing stored changes; what is printed of them is inert.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+from test_hostile import ANSI_CLEAR, MULTI_LINE, assert_one_line_failure, run_cli
+
+from jeval_core import evaluator_files, evaluators, judges
+from jeval_core.case import Case
+from jeval_core.judges.profile import Curve, Figures, Fitted, Profile, ProfileError
+from jeval_core.scoring import score
+
+ROOT = Path(__file__).resolve().parent.parent
+CASE = ROOT / "assets" / "examples" / "clean_retrieval.json"
+SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
+LIMIT_FILE = ROOT / "assets" / "evaluators" / "states_a_limit.toml"
+CHUNKS = Case(input="How much does Jev cost?", output="$42 per billion input tokens.",
+              context=("Jev costs $42 per billion input tokens.", "Jev runs in Europe.",
+                       "The free tier allows 100 requests a day."))
+
+
+def definition(name: str, **fields) -> dict:
+    return {"name": name, "about": "chunk", "question": "`context[i]` states a limit.",
+            **fields}
+
+
+# ---- custom evaluators: ids unique by construction --------------------------------------
+
+
+def test_two_custom_evaluators_whose_names_hash_alike_both_keep_their_questions():
+    # sha256("limit_668") and sha256("limit_1108") share their first 5 hex digits, "f976c"
+    found = evaluator_files.evaluators(evaluator_files.from_data(
+        [definition("limit_668"),
+         definition("limit_1108", question="`context[i]` states a price.")]))
+    report = score(CHUNKS, evaluators.resolve(["limit_668", "limit_1108"], custom=found),
+                   judges.get("lexical"))
+    assert set(report.results) == {"limit_668", "limit_1108"}
+    assert len(report.packed.asked) == 6
+    assert all(len(r.details) == 3 for r in report.results.values())
+
+
+# ---- files that never end, or end too deep ------------------------------------------------
+
+
+DEEP_TOML = "[[evaluator]]\nname = 'deep'\nx = " + "[" * 900 + "]" * 900 + "\n"
+
+
+@pytest.mark.parametrize("command", ["request", "score", "run"])
+def test_a_toml_file_nested_900_deep_is_one_line_exit_2(tmp_path, command):
+    deep = tmp_path / "deep.toml"
+    deep.write_text(DEEP_TOML)
+    target = str(SAMPLE if command == "run" else CASE)
+    run = run_cli([command, target, "--evaluators-file", str(deep),
+                   *(["--judge", "lexical"] if command != "request" else [])])
+    line = assert_one_line_failure(run, (2,))
+    assert str(deep) in line and "nested too deeply" in line
+
+
+class Endless:
+    """A FIFO with a writer that never stops (until the reader goes away)."""
+
+    def __init__(self, path: Path) -> None:
+        os.mkfifo(path)
+        self.path = path
+        self.thread = threading.Thread(target=self._feed, daemon=True)
+        self.thread.start()
+
+    def _feed(self) -> None:
+        try:
+            with open(self.path, "wb") as f:
+                while True:
+                    f.write(b"x" * 65536)
+        except OSError:
+            return
+
+
+def endless(tmp_path: Path, kind: str) -> str:
+    """/dev/zero, a symlink to it, or a FIFO fed forever: each reports size 0 and never ends."""
+    if kind == "dev-zero":
+        return "/dev/zero"
+    if kind == "symlink":
+        link = tmp_path / "profile.json"
+        link.symlink_to("/dev/zero")
+        return str(link)
+    return str(Endless(tmp_path / "fifo.json").path)
+
+
+COMMANDS = {
+    "evaluators-file": lambda f: ["score", str(CASE), "--judge", "lexical",
+                                  "--evaluators-file", f],
+    "calibration": lambda f: ["score", str(CASE), "--calibration", f],
+    "profiles-import": lambda f: ["profiles", "--import", f],
+}
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "symlink", "fifo"])
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_file_that_never_ends_is_read_up_to_its_cap_only(tmp_path, command, kind):
+    named = endless(tmp_path, kind)
+    run = run_cli(COMMANDS[command](named), timeout=60)
+    line = assert_one_line_failure(run, (2,))
+    assert named in line and "over 1 MB" in line
+    assert run.max_rss_mb < 400
+
+
+# ---- calibration profiles, checked on import and on read -----------------------------------
+
+
+def good_profile() -> dict:
+    figures = Figures(n=100, positives=40, auc=0.9, accuracy=0.85, precision=0.8, recall=0.75,
+                      f1=0.77, always_no=0.6, log_loss=0.35, kappa=0.68)
+    fitted = Fitted("helps_answer", 100, 40, 20, before=figures, after=figures,
+                    curve=Curve("recalibrated", (0.2, 1.1), 0.5), unsure=(0.45, 0.6),
+                    note="recalibrated on 100 labels")
+    return asdict(Profile(name="helpdesk", judge="local", dataset_sha256="ab" * 32,
+                          source="helpdesk.jsonl", created="2026-12-03T10:00:00+00:00", folds=5,
+                          relations={"helps_answer": fitted}))
+
+
+def with_weights(*weights) -> dict:
+    data = good_profile()
+    data["relations"]["helps_answer"]["curve"]["weights"] = list(weights)
+    return data
+
+
+def edited(**fields) -> dict:
+    return {**good_profile(), **fields}
+
+
+def fitted_with(**fields) -> dict:
+    data = good_profile()
+    data["relations"]["helps_answer"].update(fields)
+    return data
+
+
+BAD_PROFILES = {
+    "nan-weight": json.dumps(with_weights(float("nan"), 1.0)),
+    "inf-weight": json.dumps(with_weights(0.2, float("inf"))),
+    "1e308-weight": json.dumps(with_weights(0.2, 1e308)),
+    "400-digit-integer": json.dumps(fitted_with(labels=10**400)),
+    "short-unsure": json.dumps(fitted_with(unsure=[0.4])),
+    "relations-as-a-list": json.dumps(edited(relations=[good_profile()["relations"]])),
+    "deep-json": '{"judge": "local", "relations": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    "lone-surrogate-in-the-name": json.dumps(edited(name="help\ud800desk")),
+    "empty-name": json.dumps(edited(name="")),
+    "1-mb-name": json.dumps(edited(name="n" * 1_000_000)),
+    "another-judges-profile": json.dumps(edited(judge="lexical")),
+    "nan-cut": json.dumps(fitted_with(curve={"kind": "recalibrated", "weights": [0.2, 1.1],
+                                             "cut": float("nan")})),
+    "nan-kappa": json.dumps(fitted_with(after={**good_profile()["relations"]["helps_answer"]
+                                               ["after"], "kappa": float("nan")})),
+    "escape-in-the-name": json.dumps(edited(name=ANSI_CLEAR)),
+}
+
+
+def test_a_well_formed_profile_imports_and_judges(tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(good_profile()))
+    assert run_cli(["profiles", "--import", str(good)]).code == 0
+    done = run_cli(["score", str(CASE), "--calibration", "helpdesk", "--format", "json"])
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["calibration"].startswith("helpdesk · ")
+
+
+@pytest.mark.parametrize("name", list(BAD_PROFILES))
+def test_a_bad_profile_is_refused_on_import_and_nothing_is_stored(tmp_path, name):
+    bad = tmp_path / f"{name}.json"
+    bad.write_text(BAD_PROFILES[name], encoding="utf-8", errors="surrogatepass")
+    line = assert_one_line_failure(run_cli(["profiles", "--import", str(bad)]), (2,))
+    assert str(bad) in line
+    assert "no calibration profiles yet" in run_cli(["profiles"]).out
+
+
+@pytest.mark.parametrize("name", list(BAD_PROFILES))
+def test_a_bad_profile_is_refused_when_read_back(name):
+    with pytest.raises(ProfileError):
+        Profile.from_json(BAD_PROFILES[name].encode("utf-8", "surrogatepass"))
+
+
+def stored_body(name: str, body: str) -> None:
+    """A profile row as an older jeval (or a hand edit) left it in the run store."""
+    from jeval_core.store import open_store, profiles_t
+
+    with open_store() as store:
+        store._transact(lambda conn: conn.execute(profiles_t.insert().values(
+            name=name, judge="local", created="2026-12-03", body=body)), "seed")
+
+
+def test_a_damaged_stored_profile_is_one_line_and_can_be_deleted():
+    stored_body("broken", BAD_PROFILES["nan-weight"])
+    line = assert_one_line_failure(run_cli(["score", str(CASE), "--calibration", "broken"]),
+                                   (2,))
+    assert "the stored profile 'broken'" in line and "--delete" in line
+    assert run_cli(["profiles", "--delete", "broken"]).code == 0
+
+
+def test_a_profiles_texts_are_listed_inert(tmp_path):
+    sent = tmp_path / "sent.json"
+    sent.write_text(json.dumps(edited(source=ANSI_CLEAR + MULTI_LINE, created=MULTI_LINE[:40])))
+    assert run_cli(["profiles", "--import", str(sent)]).code == 0
+    listed = run_cli(["profiles"])
+    assert listed.code == 0
+    assert "\x1b" not in listed.out and listed.out.count("\n") == 1
+    assert "YOUR DISK IS ERASED" in listed.out
+
+
+# ---- what is printed of a custom evaluator ------------------------------------------------
+
+
+def test_a_custom_evaluators_words_print_inert_in_the_text_table(tmp_path):
+    toml = LIMIT_FILE.read_text().replace(
+        'verdicts = ["states a limit", "no limit"]',
+        f'verdicts = [{json.dumps(ANSI_CLEAR)}, {json.dumps(MULTI_LINE)}]').replace(
+        "another numeric limit.", "another numeric limit.\\u001b[2J\\nrm -rf")
+    hostile = tmp_path / "hostile.toml"
+    hostile.write_text(toml)
+    done = run_cli(["score", str(CASE), "--judge", "lexical", "--evaluators-file",
+                    str(hostile), "--format", "text"])
+    assert done.code == 0, done.err
+    assert "\x1b" not in done.out and "\r" not in done.out
+    rows = [line for line in done.out.splitlines() if "states a price" in line]
+    assert rows and all("rm -rf" in row for row in rows)
