@@ -100,6 +100,9 @@ def check_resumable(run: RunSummary, judge: Judge,
     """A resume asks what the run's first part asked: its judge, model, server, evaluators
     and thresholds. Anything else is refused, naming the stored value."""
     short = run.id[:8]
+    if run.damaged:
+        raise JevalError(f"run {short} is damaged in the run store ({run.damaged}): it cannot "
+                         "be resumed; start a new run")
     if judge.name != run.judge:
         raise JevalError(f"run {short} is scored by the {run.judge} judge, not {judge.name}: "
                          f"resume it with --judge {run.judge} (or leave --judge out)")

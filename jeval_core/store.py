@@ -167,6 +167,46 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, allow_nan=False, ensure_ascii=False)
 
 
+def _summary_of(r: Mapping[str, Any]) -> RunSummary:
+    """One run's row as a summary. A cell that does not read (a hand edit, a disk fault) makes
+    that run "damaged", saying which cell, with its settings left empty: the rest of the
+    history stays readable."""
+    passed, verdicts = int(r["passed"] or 0), int(r["verdicts"] or 0)
+    common = dict(
+        id=r["id"], name=r["name"], dataset=r["dataset"], dataset_hash=r["dataset_hash"],
+        judge=r["judge"], model=r["model"], started_at=_utc(r["started_at"]),
+        finished_at=r["finished_at"] and _utc(r["finished_at"]), cases=r["cases"],
+        done=int(r["done"] or 0), passed=passed,
+        pass_rate=passed / verdicts if verdicts else None, input_tokens=int(r["input_tokens"]),
+        cost_usd=float(r["cost_usd"]), seeded=bool(r["seeded"]), base_url=r["base_url"],
+        calibration=r["calibration"])
+    cell = "evaluators"
+    try:
+        evaluators = _cell(r[cell], list)
+        cell = "thresholds"
+        thresholds = _cell(r[cell], dict)
+        cell = "aggregates"
+        aggregates = _summary(_cell(r[cell], dict))
+        cell = "definitions"
+        definitions = _cell(r[cell], list) if r[cell] else []
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return RunSummary(**common, evaluators=[], thresholds={}, status=DAMAGED,
+                          aggregates=None, damaged=f"its {cell} cell does not read")
+    return RunSummary(**common, evaluators=evaluators, thresholds=thresholds,
+                      status=r["status"], aggregates=aggregates, definitions=definitions)
+
+
+DAMAGED = "damaged"  # a run whose stored row does not read (RunSummary.damaged says why)
+
+
+def _cell(text: Any, kind: type) -> Any:
+    """A JSON cell of the kind it must hold, or a ValueError."""
+    value = json.loads(text)
+    if not isinstance(value, kind):
+        raise ValueError(f"not a {kind.__name__}")
+    return value
+
+
 def _summary(data: dict[str, Any]) -> Summary | None:
     """A run's stored aggregates ("{}" until it has ended)."""
     return Summary.from_dict(data) if data else None
@@ -523,22 +563,7 @@ class Store:
         if where is not None:
             query = query.where(where)
         rows = self._read(lambda conn: conn.execute(query).mappings().all())
-        out = []
-        for r in rows:
-            passed, verdicts = int(r["passed"] or 0), int(r["verdicts"] or 0)
-            out.append(RunSummary(
-                id=r["id"], name=r["name"], dataset=r["dataset"], dataset_hash=r["dataset_hash"],
-                judge=r["judge"], model=r["model"], evaluators=json.loads(r["evaluators"]),
-                thresholds=json.loads(r["thresholds"]), started_at=_utc(r["started_at"]),
-                finished_at=r["finished_at"] and _utc(r["finished_at"]), status=r["status"],
-                cases=r["cases"], done=int(r["done"] or 0), passed=passed,
-                pass_rate=passed / verdicts if verdicts else None,
-                aggregates=_summary(json.loads(r["aggregates"])),
-                input_tokens=int(r["input_tokens"]),
-                cost_usd=float(r["cost_usd"]), seeded=bool(r["seeded"]),
-                base_url=r["base_url"], calibration=r["calibration"],
-                definitions=json.loads(r["definitions"]) if r["definitions"] else []))
-        return out
+        return [_summary_of(r) for r in rows]
 
     def runs(self, dataset: str | None = None) -> list[RunSummary]:
         """Every stored run (or those of one dataset), newest first."""

@@ -231,3 +231,45 @@ def test_a_custom_evaluators_words_print_inert_in_the_text_table(tmp_path):
     assert "\x1b" not in done.out and "\r" not in done.out
     rows = [line for line in done.out.splitlines() if "states a price" in line]
     assert rows and all("rm -rf" in row for row in rows)
+
+
+# ---- a damaged row in the run store -------------------------------------------------------
+
+
+def two_runs_one_damaged() -> str:
+    """Two lexical runs of the sample; the first one's definitions cell corrupted (a hand
+    edit, a disk fault). The damaged run's id."""
+    from jeval_core import datasets, runs
+    from jeval_core.store import open_store, runs_t
+
+    sample = datasets.load(SAMPLE)
+    with open_store() as store:
+        ids = [runs.run_dataset(sample, judges.get("lexical"), store, name=name,
+                                chosen=evaluators.resolve(["chunk_relevance"])).run.id
+               for name in ("damaged one", "good one")]
+        store._transact(lambda conn: conn.execute(runs_t.update().where(
+            runs_t.c.id == ids[0]).values(definitions='[{"name": ')), "corrupt")
+    return ids[0]
+
+
+def test_one_corrupt_definitions_cell_is_one_damaged_row_in_jeval_runs():
+    damaged = two_runs_one_damaged()
+    listed = run_cli(["runs"])
+    assert listed.code == 0, listed.err
+    rows = {line.split()[0]: line for line in listed.out.splitlines()[1:]}
+    assert rows[damaged[:8]].rstrip().endswith("damaged")
+    assert any("good one" in row and row.rstrip().endswith("finished") for row in rows.values())
+    resumed = run_cli(["run", str(SAMPLE), "--judge", "lexical", "--resume", damaged])
+    assert "is damaged in the run store" in assert_one_line_failure(resumed, (2,))
+
+
+def test_one_corrupt_definitions_cell_leaves_the_dashboard_readable():
+    from streamlit.testing.v1 import AppTest
+
+    two_runs_one_damaged()
+    at = AppTest.from_file("../app.py", default_timeout=120).run()
+    at.switch_page("pages/dashboard.py").run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "kind" in d.value.columns)
+    assert dict(zip(table["name"], table["status"], strict=True)) == {
+        "damaged one": "damaged", "good one": "finished"}
