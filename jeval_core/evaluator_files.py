@@ -28,6 +28,7 @@ from .text import one_line
 
 TABLE = "evaluator"
 MAX_FILE_BYTES = 1024 * 1024
+MAX_PER_CASE = 32  # custom evaluators per file, case, link or stored run
 _TOO_BIG = "is over 1 MB: an evaluators file holds a few definitions"
 
 
@@ -53,11 +54,21 @@ def parse(text: str, source: str = "the evaluators file") -> tuple[Definition, .
 
 
 def _validated(tables: list[Any], source: str) -> tuple[Definition, ...]:
-    """Each table as a checked definition, one name once; an error names `source`."""
+    """Each table as a checked definition, one name once; an error names `source`. Counted
+    before any is checked: each costs work (its question's tokens are estimated)."""
+    check_count(len(tables), source)
     try:
         return unique(Definition.from_dict(t) for t in tables)
     except CaseError as err:
         raise CaseError(f"{source}: {err}") from None
+
+
+def check_count(count: int, source: str) -> None:
+    """A CaseError when `source` (a file, a case, a link) carries more custom evaluators than
+    one request should ask."""
+    if count > MAX_PER_CASE:
+        raise CaseError(f"{source} carries {count:,} custom evaluators; at most {MAX_PER_CASE} "
+                        "go with one case or file: keep the ones this case needs")
 
 
 def unique(definitions: Iterable[Definition]) -> tuple[Definition, ...]:

@@ -273,3 +273,36 @@ def test_one_corrupt_definitions_cell_leaves_the_dashboard_readable():
     table = next(d.value for d in at.dataframe if "kind" in d.value.columns)
     assert dict(zip(table["name"], table["status"], strict=True)) == {
         "damaged one": "damaged", "good one": "finished"}
+
+
+# ---- custom evaluators per link and per case ---------------------------------------------
+
+
+def many_definitions(n: int) -> list[dict]:
+    return [definition(f"ask_{i}", question=f"`context[i]` states limit number {i}.")
+            for i in range(n)]
+
+
+def test_a_share_link_with_6000_custom_evaluators_is_refused_before_any_work():
+    import base64
+    import time
+    import zlib
+
+    from jeval_core import share
+    from jeval_core.errors import CaseError
+
+    data = {**CHUNKS.to_dict(), "custom_evaluators": many_definitions(6000)}
+    raw = json.dumps(data, separators=(",", ":")).encode()
+    token = "v1." + base64.urlsafe_b64encode(zlib.compress(raw, 9)).rstrip(b"=").decode()
+    started = time.monotonic()
+    with pytest.raises(CaseError, match="carries 6,000 custom evaluators; at most 32"):
+        share.decode(token)
+    assert time.monotonic() - started < 5  # refused at the count (it took ~85 s to check)
+
+
+def test_a_case_file_with_33_custom_evaluators_is_one_line_exit_2(tmp_path):
+    crowded = tmp_path / "crowded.json"
+    crowded.write_text(json.dumps({**CHUNKS.to_dict(),
+                                   "custom_evaluators": many_definitions(33)}))
+    line = assert_one_line_failure(run_cli(["score", str(crowded), "--judge", "lexical"]), (2,))
+    assert "33 custom evaluators; at most 32" in line
