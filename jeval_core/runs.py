@@ -25,6 +25,7 @@ from .errors import JevalError, StoreUnavailable
 from .evaluators import Evaluator
 from .judges import is_hosted
 from .judges.base import Answers, ForwardingJudge, Judge
+from .labels import Labels
 from .records import RunSummary, StoredReport
 from .request import Packed
 from .results import Result
@@ -184,6 +185,7 @@ def run_dataset(
     chosen = None if chosen is None else registry.resolve(list(chosen))
     thresholds = dict(thresholds or {})
     outcomes: dict[int, StoredOutcome] = {}
+    labelled: dict[int, Labels] = {}  # the stored labels of the cases scored again
     retried = 0
     if resume:
         previous = store.run(resume)
@@ -196,8 +198,10 @@ def run_dataset(
         for row in store.cases(run_id):
             if row.index >= len(dataset.rows):
                 continue
-            if row.report is None:  # the judge could not answer it: ask again
-                retried += 1
+            if row.report is None:  # the judge could not answer it: ask again, keeping the
+                retried += 1        # labels a person gave it in the store over the file's
+                labelled[row.index] = Labels.from_extra(
+                    row.data, len(dataset.rows[row.index].case.context))
             else:
                 outcomes[row.index] = StoredOutcome(row.index, row.report, row.error)
         if previous.status == "finished" and len(outcomes) == len(dataset.rows):
@@ -223,8 +227,10 @@ def run_dataset(
         if gone.is_set():
             raise _StoreGone
         try:
+            kept = labelled.get(outcome.index)
             store.add_case(
-                run_id, outcome.index, case_id=row.id, case=row.to_dict(),
+                run_id, outcome.index, case_id=row.id,
+                case=row.to_dict() if kept is None else kept.to_extra(row.to_dict()),
                 report=report.to_dict() if isinstance(report, Report) else None,
                 error=outcome.error, passed=None if report is None else report.passed,
                 scores={} if report is None else {n: r.score for n, r in report.results.items()},
@@ -384,7 +390,6 @@ def save_case(store: Store, loaded: CaseFile, report: Report, name: str | None =
     import json
 
     from .datasets import DatasetRow
-    from .labels import Labels
 
     marks = Labels.from_extra(loaded.extra, len(loaded.case.context))
     row = DatasetRow(line=1, id="case", casefile=loaded,

@@ -306,3 +306,28 @@ def test_a_case_file_with_33_custom_evaluators_is_one_line_exit_2(tmp_path):
                                    "custom_evaluators": many_definitions(33)}))
     line = assert_one_line_failure(run_cli(["score", str(crowded), "--judge", "lexical"]), (2,))
     assert "33 custom evaluators; at most 32" in line
+
+
+# ---- a resume keeps a person's labels ------------------------------------------------------
+
+
+def test_a_resume_keeps_the_labels_given_in_the_store_over_the_dataset_files():
+    from test_resume import FlakyJudge
+
+    from jeval_core import datasets
+    from jeval_core.labels import Labels
+    from jeval_core.runs import run_dataset
+    from jeval_core.store import open_store
+
+    sample = datasets.load(SAMPLE)
+    chunks = len(sample.rows[0].case.context)
+    mine = Labels(tuple([False] * chunks), (("chunk_relevance", False),))
+    only = evaluators.resolve(["chunk_relevance"])
+    with open_store() as store:
+        first = run_dataset(sample, FlakyJudge(down=len(sample.rows)), store, chosen=only,
+                            concurrency=1)  # no case answered: every one is scored again
+        store.relabel(first.run.id, 0, mine)
+        run_dataset(sample, FlakyJudge(down=0), store, chosen=only, resume=first.run.id)
+        row = store.cases(first.run.id)[0]
+    assert row.report is not None
+    assert Labels.from_extra(row.data, chunks) == mine
