@@ -331,3 +331,43 @@ def test_a_resume_keeps_the_labels_given_in_the_store_over_the_dataset_files():
         row = store.cases(first.run.id)[0]
     assert row.report is not None
     assert Labels.from_extra(row.data, chunks) == mine
+
+
+# ---- the hosted-live spending cap holds per server process and key ------------------------
+
+
+def test_the_live_cap_is_shared_by_every_tab_of_one_server_and_key():
+    from test_live import FakeReport, packed_for
+
+    from jeval_core.live import Cap, Live, budget
+
+    owner = "http://127.0.0.1:9 0123456789ab"  # a server and a key's digest
+    tab, reload = Live(budget=budget(owner)), Live(budget=budget(owner))
+    tab.set_cap(Cap(usd=1.0, requests=3))
+    sent = 0
+    for i in range(13):
+        live = (tab, reload)[i % 2]
+        ticket, start = live.submit(f"case {i}", packed_for(f"Question {i}?"))
+        if start and live.start(ticket.number) is not None:
+            sent += 1
+            live.finish(ticket.number, FakeReport(100))
+    assert sent == 3
+    other = Live(budget=budget("http://127.0.0.1:9 another-key"))
+    ticket, _ = other.submit("case 0", packed_for("Question 0?"))
+    assert other.start(ticket.number) is not None  # another key has a cap of its own
+
+
+def test_a_reloaded_playground_is_held_at_the_cap_set_before_the_reload(monkeypatch):
+    from jevcompat.mock import MockConfig, Running
+    from test_app_playground import KEY, live_app, live_toggle, settle
+
+    config = MockConfig(key=KEY)
+    with Running(config) as server:
+        first = live_app(monkeypatch, server.url)
+        settle(live_toggle(first).set_value(True).run())
+        first.number_input(key="live_cap_requests").set_value(1).run()  # no more after this
+        assert config.requests == 1
+        again = live_app(monkeypatch, server.url)  # a reload: a new browser session
+        settle(live_toggle(again).set_value(True).run())
+        assert config.requests == 1
+        assert any("held at the cap" in m.value for m in again.markdown)
