@@ -102,6 +102,9 @@ def main(args: argparse.Namespace) -> int:
     # the catalog's judges that calibrate read signals a fit can use (the local one)
     reader = cast("profile.Reads", judges.get(args.judge))
     fitted = profile.fit(chunks, name, data.sha256, data.name, reader, k=args.folds)
+    twice = len(chunks) - len(profile.distinct(chunks))
+    if twice:
+        print(f"{twice} duplicated case(s) left out: each case is fitted or measured once")
     print(describe(fitted))
     if not fitted.used:
         reasons = "; ".join(f.note for f in fitted.relations.values())

@@ -371,3 +371,20 @@ def test_a_reloaded_playground_is_held_at_the_cap_set_before_the_reload(monkeypa
         settle(live_toggle(again).set_value(True).run())
         assert config.requests == 1
         assert any("held at the cap" in m.value for m in again.markdown)
+
+
+# ---- calibrate on a file with duplicated cases ---------------------------------------------
+
+
+def test_duplicated_cases_do_not_leak_into_the_held_out_folds():
+    from jeval_core import datasets
+    from jeval_core.judges import profile
+
+    data = datasets.load(ROOT / "assets" / "datasets" / "labelled_helpdesk.jsonl")
+    rows = profile.labelled(data.rows)
+    local = judges.get("local")
+    once = profile.fit(rows, "once", data.sha256, data.name, local)
+    thrice = profile.fit(rows * 3, "thrice", data.sha256, data.name, local)
+    a, b = once.relations["helps_answer"], thrice.relations["helps_answer"]
+    assert (b.labels, b.cases) == (a.labels, a.cases) == (558, 90)
+    assert b.after == a.after and b.after.auc < 0.99

@@ -393,7 +393,7 @@ def fit(cases: Sequence[LabelledChunks], name: str, dataset_sha256: str, source:
         raise ProfileError(f"a calibration profile needs a name: {err}; give --name NAME"
                            ) from None
     relation = HELPS_ANSWER
-    X, p0, y, group = _table(judge, cases)
+    X, p0, y, group = _table(judge, distinct(cases))
     n, positives, n_cases = len(y), int(y.sum()), len(np.unique(group))
     reason = refused(relation, n, positives, n_cases)
     if reason:
@@ -437,6 +437,20 @@ def _fit_relation(relation: str, X: np.ndarray, p0: np.ndarray, y: np.ndarray,
 
 def _kappa(f: Figures) -> str:
     return "n/a" if f.kappa is None else f"{f.kappa:.3f}"
+
+
+def distinct(cases: Sequence[LabelledChunks]) -> list[LabelledChunks]:
+    """Each case once (its first labels kept): a case twice in a file would sit in a fitted
+    fold and a held-out one at once, and the "held-out" figures would measure memory."""
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for item in cases:
+        c = item.case
+        key = (c.input, c.output, c.expected, tuple(c.context))
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
 
 
 def labelled(rows: Sequence[Any]) -> list[LabelledChunks]:
