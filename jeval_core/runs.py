@@ -21,7 +21,7 @@ from .aggregate import Summary, summarise
 from .batch import Outcome, score_many
 from .casefile import CaseFile
 from .datasets import Dataset
-from .errors import JevalError, StoreUnavailable
+from .errors import JevalError, StoreFull, StoreUnavailable
 from .evaluators import Evaluator
 from .judges import is_hosted
 from .judges.base import Answers, ForwardingJudge, Judge
@@ -178,7 +178,8 @@ def run_dataset(
     given must match them, as must the judge), keeps every finished case and scores again
     those that have no report. A KeyboardInterrupt or `cancel` ends the run as "cancelled"
     with every finished case kept. A store that stops answering raises StoreUnavailable
-    (exit 3): what landed is kept, and a resume continues.
+    (exit 3), one that is full StoreFull (exit 2): what landed is kept, and a resume
+    continues.
     """
     if not dataset.rows:
         raise JevalError(f"{dataset.name} has no case that could be read: nothing to run")
@@ -217,7 +218,7 @@ def run_dataset(
     judge_errors = 0
     lock = threading.Lock()
     gone = threading.Event()
-    lost: list[StoreUnavailable] = []
+    lost: list[JevalError] = []
     asking = _Stopping(judge, gone)
 
     def landed(outcome: Outcome) -> None:
@@ -236,7 +237,7 @@ def run_dataset(
                 scores={} if report is None else {n: r.score for n, r in report.results.items()},
                 input_tokens=0 if report is None else report.usage.input_tokens,
                 cost_usd=0.0 if report is None else report.cost_usd)
-        except StoreUnavailable as err:
+        except (StoreUnavailable, StoreFull) as err:  # nothing more could be kept
             lost.append(err)
             gone.set()
             raise _StoreGone from None

@@ -34,7 +34,7 @@ from sqlalchemy.exc import (
 )
 
 from .aggregate import Summary
-from .errors import JevalError, StoreUnavailable
+from .errors import JevalError, StoreFull, StoreUnavailable
 from .records import CaseRow, RunSummary, StoredReport
 from .text import REDACTED, one_line, redact
 
@@ -345,6 +345,19 @@ def _gone(exc: SQLAlchemyError) -> bool:
     return isinstance(exc, (OperationalError, InterfaceError))
 
 
+def _full(exc: BaseException) -> bool:
+    """No room left where the store writes: SQLite's SQLITE_FULL, PostgreSQL's disk full
+    (53100), or the operating system's ENOSPC / EDQUOT."""
+    import errno
+
+    found = getattr(exc, "orig", None) or exc
+    if isinstance(found, OSError) and found.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    code = getattr(found, "sqlite_errorcode", None) or getattr(found, "pgcode", None) or (
+        getattr(getattr(found, "diag", None), "sqlstate", None))
+    return code in (13, "53100") or "disk is full" in str(found)
+
+
 class Store:
     """The run history behind one database URL. Use `open_store`; close it (or use `with`)."""
 
@@ -364,6 +377,9 @@ class Store:
                else "the server is up, the database exists, the user may write")
         message = (f"the run store at {self.url} could not {doing}: {reason}; "
                    f"check {ENV} ({fix})")
+        if _full(exc):
+            return StoreFull(f"the run store at {self.url} could not {doing}: {reason}; free "
+                             "some space on its disk")
         if isinstance(exc, SQLAlchemyError) and _gone(exc) and not sqlite:
             return StoreUnavailable(message)
         return JevalError(message)

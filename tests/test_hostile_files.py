@@ -388,3 +388,39 @@ def test_duplicated_cases_do_not_leak_into_the_held_out_folds():
     a, b = once.relations["helps_answer"], thrice.relations["helps_answer"]
     assert (b.labels, b.cases) == (a.labels, a.cases) == (558, 90)
     assert b.after == a.after and b.after.auc < 0.99
+
+
+# ---- a full disk -------------------------------------------------------------------------
+
+# The real CLI on a SQLite store that may grow to 60 pages (~240 KB): SQLite's own "database
+# or disk is full" (SQLITE_FULL), as on a full disk, part way through a run.
+SMALL_DISK_CLI = (
+    "import sys\n"
+    "from sqlalchemy import event\n"
+    "from jeval_core import store\n"
+    "made = store._sqlite_engine\n"
+    "def small(url):\n"
+    "    engine = made(url)\n"
+    "    event.listen(engine, 'connect', lambda c, _: c.execute('PRAGMA max_page_count = 60'))\n"
+    "    return engine\n"
+    "store._sqlite_engine = small\n"
+    "from jeval_core.cli import main\n"
+    "sys.argv[0] = 'jeval'\n"
+    "raise SystemExit(main())\n"
+)
+
+
+def test_a_full_disk_is_exit_2_with_the_command_that_resumes_the_run():
+    import subprocess
+    import sys
+
+    full = subprocess.run([sys.executable, "-c", SMALL_DISK_CLI, "run", str(SAMPLE), "--judge",
+                           "lexical", "--evaluators", "chunk_relevance,faithfulness"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert full.returncode == 2 and full.stderr.count("\n") == 1, full.stderr
+    assert "disk is full" in full.stderr
+    command = full.stderr.split("continue with: ", 1)[1].split(" (")[0].split()
+    assert command[:4] == ["jeval", "run", str(SAMPLE), "--resume"]
+    resumed = run_cli(command[1:])  # room again: the same store, no cap
+    assert resumed.code == 0, resumed.err
+    assert "45/45" in run_cli(["runs"]).out
