@@ -43,7 +43,7 @@ def calibration(value: str) -> Profile:
     from .text import one_line
 
     path = Path(value)
-    if value.endswith(".json") or path.exists():
+    if value.endswith(".json") or (path.exists() and not path.is_dir()):
         raw = read_capped(path, MAX_BYTES, "is over 1 MB: a calibration profile is a few "
                           "KB; export one with `jeval profiles --export NAME`",
                           expected="a profile JSON file")
