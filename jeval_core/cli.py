@@ -309,6 +309,8 @@ APPROXIMATE = (" approximate: an offline judge answers a custom question from it
 
 def render_text(report: Report) -> str:
     """A readable table of results, then each evaluator's questions with their p."""
+    from .text import one_line
+
     t = report.packed.tokens
     head = f"judge: {report.judge}"
     if report.approximates:
@@ -325,7 +327,7 @@ def render_text(report: Report) -> str:
              f"{report.usage.input_tokens:,} input tokens, ${report.cost_usd:.8f}"
              if report.packed.asked else
              "request: none (no evaluator had anything to ask), nothing billed")
-    lines = [head, asked, ""]
+    lines = [one_line(head, MAX_CELL), asked, ""]
     rows = [("evaluator", "score", "label", "result", "passes when", "reason")]
     for name, r in report.results.items():
         verdict = "SKIP" if r.skipped else ("PASS" if r.passed else "FAIL")
@@ -346,7 +348,16 @@ def render_text(report: Report) -> str:
     return "\n".join(lines)
 
 
+MAX_CELL = 4000  # a custom question may be long; it stays on its row, cut past this
+
+
 def _table(rows: Sequence[tuple[str, ...]], indent: str = "") -> list[str]:
+    """Aligned columns, every cell printed inert: a custom evaluator's question and verdict
+    words come from a file someone sent (no escape sequence, no newline reaches the
+    terminal)."""
+    from .text import one_line
+
+    rows = [tuple(one_line(c, MAX_CELL) for c in r) for r in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1]
             for r in rows]

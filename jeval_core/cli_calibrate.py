@@ -48,6 +48,7 @@ def profiles_main(args: argparse.Namespace) -> int:
     from .cli_judge import calibration
     from .errors import CaseError
     from .store import open_store
+    from .text import one_line
 
     if args.out and not args.export:
         raise CaseError("--out says where --export writes: add --export NAME")
@@ -55,7 +56,7 @@ def profiles_main(args: argparse.Namespace) -> int:
         found = calibration(args.import_file)
         with open_store() as store:
             store.save_profile(found)
-        print(f"kept profile {found.name!r} ({found.fingerprint})")
+        print(f"kept profile {one_line(found.name, 80)!r} ({found.fingerprint})")
         return SCORED
     with open_store() as store:
         if args.export:
@@ -67,16 +68,18 @@ def profiles_main(args: argparse.Namespace) -> int:
                 print(text, end="")
             return SCORED
         if args.delete:
-            store.profile(args.delete)  # a clear error for a name that is not there
-            store.delete_profile(args.delete)
-            print(f"deleted profile {args.delete!r}")
+            if not store.delete_profile(args.delete):
+                store.profile(args.delete)  # the clear error for a name that is not there
+            print(f"deleted profile {one_line(args.delete, 80)!r}")
             return SCORED
         found_all = store.profiles()
     if not found_all:
         print("no calibration profiles yet: fit one with `jeval calibrate DATA --name NAME`")
     for p in found_all:
         fitted = ", ".join(p.used) or "nothing refitted"
-        print(f"{p.name:24} {p.created:25} {p.fingerprint}  {p.source} ({fitted})")
+        # a profile is a file someone sent: its texts are printed inert, one line each
+        print(f"{one_line(p.name, 80):24} {one_line(p.created, 40):25} {p.fingerprint}  "
+              f"{one_line(p.source, 200)} ({fitted})")
     return SCORED
 
 
@@ -99,6 +102,9 @@ def main(args: argparse.Namespace) -> int:
     # the catalog's judges that calibrate read signals a fit can use (the local one)
     reader = cast("profile.Reads", judges.get(args.judge))
     fitted = profile.fit(chunks, name, data.sha256, data.name, reader, k=args.folds)
+    twice = len(chunks) - len(profile.distinct(chunks))
+    if twice:
+        print(f"{twice} duplicated case(s) left out: each case is fitted or measured once")
     print(describe(fitted))
     if not fitted.used:
         reasons = "; ".join(f.note for f in fitted.relations.values())

@@ -63,15 +63,19 @@ def calibration(value: str) -> Profile:
     the run store (`jeval calibrate ... --name NAME`)."""
     from pathlib import Path
 
-    from .judges.profile import Profile, ProfileError
+    from .files import read_capped
+    from .judges.profile import MAX_BYTES, Profile, ProfileError
+    from .text import one_line
 
     path = Path(value)
-    if value.endswith(".json") or path.is_file():
+    if value.endswith(".json") or (path.exists() and not path.is_dir()):
+        raw = read_capped(path, MAX_BYTES, "is over 1 MB: a calibration profile is a few "
+                          "KB; export one with `jeval profiles --export NAME`",
+                          expected="a profile JSON file")
         try:
-            return Profile.from_json(path.read_bytes())
-        except OSError as err:
-            raise ProfileError(f"{value}: cannot read the profile ({err.strerror}); check the "
-                               "path") from None
+            return Profile.from_json(raw)
+        except ProfileError as err:
+            raise ProfileError(f"{one_line(value, 200)}: {err}") from None
     from .store import open_store
 
     with open_store() as store:

@@ -70,7 +70,7 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str, file_help: s
 
 def main(args: argparse.Namespace) -> int:
     from . import datasets, evaluator_files, evaluators
-    from .errors import CaseError, Interrupted, JevalError, StoreUnavailable
+    from .errors import CaseError, Interrupted, JevalError, StoreFull, StoreUnavailable
     from .runs import check_resumable, open_run, run_dataset, stored_settings
     from .store import open_store
 
@@ -129,6 +129,10 @@ def main(args: argparse.Namespace) -> int:
             bar.close()
             raise StoreUnavailable(f"{err}. Every case stored before is kept: once it "
                                    f"answers again, continue with: {again}") from None
+        except StoreFull as err:
+            bar.close()
+            raise StoreFull(f"{err}, then continue with: {again} (every case stored "
+                            "before is kept)") from None
         finally:
             judge.close()
         bar.close()

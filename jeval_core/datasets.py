@@ -28,6 +28,7 @@ from . import casefile
 from .case import Case
 from .casefile import CaseFile, kind
 from .errors import CaseError
+from .files import read_capped
 from .text import clean, clean_json, one_line
 from .wire import STRICT_DECODER
 
@@ -154,16 +155,8 @@ def load(path: str | Path) -> Dataset:
     """Read a dataset file, never more than the cap: the bytes read are counted, not the size
     the file reports (/dev/zero, a FIFO or /proc say 0)."""
     path = Path(path)
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            raise CaseError(_too_big(path.name))
-        with path.open("rb") as f:
-            raw = f.read(MAX_BYTES + 1)
-        if len(raw) > MAX_BYTES:
-            raise CaseError(_too_big(path.name))
-    except OSError as err:
-        raise CaseError(f"cannot read {path.name}: {err.strerror or err}; check the path"
-                        ) from None
+    raw = read_capped(path, MAX_BYTES, _TOO_BIG, path.name,
+                      "a dataset file (.jsonl, .csv or .json)")
     return read(raw, path.name)
 
 
@@ -213,9 +206,12 @@ def _binary(shown: str) -> str:
     return f"{shown} is a binary file, not a dataset: save the cases as .jsonl, .csv or .json text"
 
 
+_TOO_BIG = (f"is larger than {MAX_BYTES // (1024 * 1024)} MB; split it into smaller files (a "
+            "run can be resumed, so nothing is lost)")
+
+
 def _too_big(shown: str) -> str:
-    return (f"{shown} is larger than {MAX_BYTES // (1024 * 1024)} MB; split it into smaller "
-            "files (a run can be resumed, so nothing is lost)")
+    return f"{shown} {_TOO_BIG}"
 
 
 def _decode(raw: bytes, shown: str) -> str:

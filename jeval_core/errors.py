@@ -42,6 +42,11 @@ class StoreUnavailable(JevalError):
     exit_code = JUDGE_FAILED
 
 
+class StoreFull(JevalError):
+    """The run store's disk (or its quota) is full: the run is kept and can be resumed once
+    there is room."""
+
+
 class Interrupted(KeyboardInterrupt):
     """Ctrl+C, with the one line to print instead of "interrupted" (what was kept, how to
     continue)."""

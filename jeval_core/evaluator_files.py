@@ -23,10 +23,13 @@ import tomli_w
 from .errors import CaseError
 from .evaluators import Evaluator
 from .evaluators.custom import Definition, evaluator
+from .files import read_capped
 from .text import one_line
 
 TABLE = "evaluator"
 MAX_FILE_BYTES = 1024 * 1024
+MAX_PER_CASE = 32  # custom evaluators per file, case, link or stored run
+_TOO_BIG = "is over 1 MB: an evaluators file holds a few definitions"
 
 
 def parse(text: str, source: str = "the evaluators file") -> tuple[Definition, ...]:
@@ -35,6 +38,9 @@ def parse(text: str, source: str = "the evaluators file") -> tuple[Definition, .
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise CaseError(f"{source} is not valid TOML: {one_line(str(err))}") from None
+    except RecursionError:  # tables or arrays nested hundreds deep
+        raise CaseError(f"{source} is nested too deeply: an evaluator is one flat "
+                        "[[evaluator]] table") from None
     unknown = [k for k in data if k != TABLE]
     if unknown:
         raise CaseError(f'{source}: unknown table "{one_line(unknown[0])[:30]}"; write each '
@@ -48,11 +54,21 @@ def parse(text: str, source: str = "the evaluators file") -> tuple[Definition, .
 
 
 def _validated(tables: list[Any], source: str) -> tuple[Definition, ...]:
-    """Each table as a checked definition, one name once; an error names `source`."""
+    """Each table as a checked definition, one name once; an error names `source`. Counted
+    before any is checked: each costs work (its question's tokens are estimated)."""
+    check_count(len(tables), source)
     try:
         return unique(Definition.from_dict(t) for t in tables)
     except CaseError as err:
         raise CaseError(f"{source}: {err}") from None
+
+
+def check_count(count: int, source: str) -> None:
+    """A CaseError when `source` (a file, a case, a link) carries more custom evaluators than
+    one request should ask."""
+    if count > MAX_PER_CASE:
+        raise CaseError(f"{source} carries {count:,} custom evaluators; at most {MAX_PER_CASE} "
+                        "go with one case or file: keep the ones this case needs")
 
 
 def unique(definitions: Iterable[Definition]) -> tuple[Definition, ...]:
@@ -71,14 +87,8 @@ def read(paths: Sequence[str | Path]) -> tuple[Definition, ...]:
     found: list[Definition] = []
     for path in paths:
         name = str(path)
-        try:
-            raw = Path(path).read_bytes()
-        except FileNotFoundError:
-            raise CaseError(f"{name} does not exist: give the path of a .toml file of "
-                            "custom evaluators") from None
-        except OSError as err:
-            raise CaseError(f"{name} cannot be read: {one_line(err.strerror or str(err))}") \
-                from None
+        raw = read_capped(path, MAX_FILE_BYTES, _TOO_BIG, expected="a .toml file of custom "
+                          "evaluators")
         found.extend(decode(raw, name))
     return unique(found)
 
@@ -86,7 +96,7 @@ def read(paths: Sequence[str | Path]) -> tuple[Definition, ...]:
 def decode(raw: bytes, name: str) -> tuple[Definition, ...]:
     """An uploaded or read file's bytes -> its definitions."""
     if len(raw) > MAX_FILE_BYTES:
-        raise CaseError(f"{name} is over 1 MB: an evaluators file holds a few definitions")
+        raise CaseError(f"{name} {_TOO_BIG}")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -10,8 +10,10 @@ case's packed request here; this module decides what is sent and what is drawn:
 * **the newest wins** — a newer edit supersedes an older request still in flight: it is
   cancelled and its answer, should it still arrive, is never the current one, so a stale
   answer is never drawn over a newer case;
-* **a spending cap per session** — in dollars and in requests; a request that would go over
-  it is not sent (`CAPPED`) until the person raises the cap (`Live.raise_cap`).
+* **a spending cap per server process and key** — in dollars and in requests; a request
+  that would go over it is not sent (`CAPPED`) until the person raises the cap
+  (`Live.raise_cap`). The cap and what was spent are a `Budget` shared by every session that
+  uses the same server and key (`budget(owner)`): a reload or a new tab starts no new one.
 
 `Live` is the bookkeeping (no threads, an injectable clock: unit-testable as it stands);
 `Runner` drives it with one short-lived thread per submitted request. Neither knows about
@@ -21,6 +23,7 @@ Streamlit, and neither sees a key: the runner gets a function that builds the ju
 from __future__ import annotations
 
 import hashlib
+import itertools
 import threading
 import time
 from collections import OrderedDict
@@ -125,13 +128,45 @@ class Ledger:
                 self.charges[i] = replace(c, billed_tokens=billed_tokens, outcome=outcome)
 
 
+class Budget:
+    """A cap and the ledger it is held against, with the lock that makes "check, then
+    charge" one step: sessions that share it never spend past it between them."""
+
+    def __init__(self, cap: Cap | None = None) -> None:
+        self.step = cap or Cap()  # what "continue" allows on top of what was spent
+        self.cap = self.step
+        self.ledger = Ledger()
+        self.lock = threading.Lock()
+
+
+_budgets: OrderedDict[str, Budget] = OrderedDict()
+_budgets_lock = threading.Lock()
+BUDGETS = 256  # owners remembered per process (the least recently used is forgotten)
+
+
+def budget(owner: str) -> Budget:
+    """The budget of `owner` in this server process: a server and a digest of its key (never
+    the key itself). Every session with the same owner spends from it."""
+    with _budgets_lock:
+        found = _budgets.get(owner)
+        if found is None:
+            found = _budgets[owner] = Budget()
+            while len(_budgets) > BUDGETS:
+                _budgets.popitem(last=False)
+        _budgets.move_to_end(owner)
+        return found
+
+
+_tickets = itertools.count(1)  # ticket numbers are unique in the process: ledgers are shared
+
+
 def over_cap(ledger: Ledger, cap: Cap, estimate_usd: float) -> str | None:
     """Why a request of `estimate_usd` may not be sent under `cap` (None: it may)."""
     if ledger.requests + 1 > cap.requests:
-        return (f"the session's cap of {cap.requests:,} hosted requests is reached "
+        return (f"the cap of {cap.requests:,} hosted requests is reached "
                 f"({ledger.requests:,} sent, ${ledger.spent_usd:.6f})")
     if ledger.spent_usd + estimate_usd > cap.usd + 1e-12:
-        return (f"this request (~${estimate_usd:.6f}) would take the session past its "
+        return (f"this request (~${estimate_usd:.6f}) would go past its "
                 f"${cap.usd:.4f} cap (${ledger.spent_usd:.6f} spent in "
                 f"{ledger.requests:,} requests)")
     return None
@@ -169,25 +204,43 @@ class Ticket:
 
 
 class Live:
-    """The bookkeeping of one session's live hosted judge. Thread-safe; no threads itself."""
+    """The bookkeeping of one session's live hosted judge. Thread-safe; no threads itself.
+    It spends from `budget` (its own unless `use` gives it a shared one)."""
 
     def __init__(self, cap: Cap | None = None, debounce_s: float = DEFAULT_DEBOUNCE_S,
                  clock: Callable[[], float] = time.monotonic,
-                 price_per_billion: float = wire.PRICE_PER_BILLION_INPUT_TOKENS_USD) -> None:
-        self.step = cap or Cap()  # what "continue" allows on top of what was spent
-        self.cap = self.step
+                 price_per_billion: float = wire.PRICE_PER_BILLION_INPUT_TOKENS_USD,
+                 budget: Budget | None = None) -> None:
+        self.budget = budget or Budget(cap)
         self.debounce_s = debounce_s
         self.price_per_billion = price_per_billion
-        self.ledger = Ledger()
         self._clock = clock
         self._lock = threading.Lock()
-        self._numbers = 0
         self._current: Ticket | None = None
         self._answered: OrderedDict[str, Report] = OrderedDict()
         self._keys: dict[int, str] = {}  # superseded requests still out: their late answer
         self.version = 0  # bumped on every change a page should draw
 
     # ---- what the page asks ----
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.budget.ledger
+
+    @property
+    def cap(self) -> Cap:
+        return self.budget.cap
+
+    @property
+    def step(self) -> Cap:
+        return self.budget.step
+
+    def use(self, budget: Budget) -> None:
+        """Spend from `budget` from now on (the server or key changed)."""
+        with self._lock:
+            if budget is not self.budget:
+                self.budget = budget
+                self.version += 1
 
     @property
     def current(self) -> Ticket | None:
@@ -202,14 +255,14 @@ class Live:
             if now is not None and now.key == key and not (
                     retry and now.status in (Status.FAILED, Status.SUPERSEDED)):
                 return now, False
-            self._numbers += 1
+            number = next(_tickets)
             if key in self._answered:
                 self._answered.move_to_end(key)
-                ticket = Ticket(self._numbers, key, packed, self._clock(), Status.ANSWERED,
+                ticket = Ticket(number, key, packed, self._clock(), Status.ANSWERED,
                                 report=self._answered[key], from_cache=True)
                 self._replace_current(ticket)
                 return ticket, False
-            ticket = Ticket(self._numbers, key, packed, self._clock())
+            ticket = Ticket(number, key, packed, self._clock())
             self._replace_current(ticket)
             return ticket, True
 
@@ -233,11 +286,13 @@ class Live:
             now = self._current
             if now is None or now.number != number or now.status != Status.WAITING:
                 return None
-            why = over_cap(self.ledger, self.cap, now.estimate_usd)
+            with self.budget.lock:
+                why = over_cap(self.ledger, self.cap, now.estimate_usd)
+                if why is None:
+                    self.ledger.charge(number, now.estimate_tokens, self.price_per_billion)
             if why is not None:
                 self._set(replace(now, status=Status.CAPPED, reason=why))
                 return None
-            self.ledger.charge(number, now.estimate_tokens, self.price_per_billion)
             self._set(replace(now, status=Status.SENDING))
             return now.packed
 
@@ -252,7 +307,8 @@ class Live:
             current = now is not None and now.number == number
             if not current:
                 outcome = "superseded" if report is None else "answered late (not shown)"
-            self.ledger.settle(number, billed, outcome)
+            with self.budget.lock:
+                self.ledger.settle(number, billed, outcome)
             key = now.key if current and now is not None else self._keys.pop(number, None)
             if report is not None and key is not None:
                 self._remember(key, report)  # a late answer is not drawn, but it is kept
@@ -270,7 +326,9 @@ class Live:
         """The person said go on: room for as much again as the cap allowed at first. Returns
         whether the current (capped) case is to be sent now."""
         with self._lock:
-            self.cap = self.cap.raised(self.ledger.spent_usd, self.ledger.requests, self.step)
+            b = self.budget
+            with b.lock:
+                b.cap = b.cap.raised(b.ledger.spent_usd, b.ledger.requests, b.step)
             now = self._current
             if now is not None and now.status == Status.CAPPED:
                 self._set(replace(now, status=Status.WAITING, reason=None,
@@ -281,9 +339,9 @@ class Live:
 
     def set_cap(self, cap: Cap) -> None:
         """A cap the person typed: it also becomes the step "continue" adds."""
-        with self._lock:
-            self.step = cap
-            self.cap = cap
+        with self._lock, self.budget.lock:
+            self.budget.step = cap
+            self.budget.cap = cap
             self.version += 1
 
     def drop(self) -> Ticket | None:

@@ -21,10 +21,11 @@ from .aggregate import Summary, summarise
 from .batch import Outcome, score_many
 from .casefile import CaseFile
 from .datasets import Dataset
-from .errors import JevalError, StoreUnavailable
+from .errors import JevalError, StoreFull, StoreUnavailable
 from .evaluators import Evaluator
 from .judges import is_hosted
-from .judges.base import Answers, Judge
+from .judges.base import Answers, ForwardingJudge, Judge
+from .labels import Labels
 from .records import RunSummary, StoredReport
 from .request import Packed
 from .results import Result
@@ -69,12 +70,6 @@ class RunOutcome:
 PER_CASE = "per case"  # the evaluators of a run where each row runs its own
 
 
-def judge_base_url(judge: Judge) -> str | None:
-    """The hosted judge's server (None for an offline judge), as a run records it."""
-    url = getattr(judge, "base_url", None)
-    return url if isinstance(url, str) else None
-
-
 def open_run(dataset: Dataset, judge: Judge, store: Store, *,
              chosen: Sequence[Evaluator] | None = None,
              thresholds: Mapping[str, float] | None = None, name: str | None = None,
@@ -86,7 +81,7 @@ def open_run(dataset: Dataset, judge: Judge, store: Store, *,
         dataset_hash=dataset.sha256, judge=judge.name, model=judge.model,
         evaluators=[e.name for e in chosen] if chosen is not None else [PER_CASE],
         thresholds=dict(thresholds or {}), cases=len(dataset.rows), seeded=seeded,
-        base_url=judge_base_url(judge), calibration=getattr(judge, "calibration", None),
+        base_url=judge.base_url, calibration=judge.calibration,
         definitions=evaluator_files.definitions(chosen or ()))
 
 
@@ -106,6 +101,9 @@ def check_resumable(run: RunSummary, judge: Judge,
     """A resume asks what the run's first part asked: its judge, model, server, evaluators
     and thresholds. Anything else is refused, naming the stored value."""
     short = run.id[:8]
+    if run.damaged:
+        raise JevalError(f"run {short} is damaged in the run store ({run.damaged}): it cannot "
+                         "be resumed; start a new run")
     if judge.name != run.judge:
         raise JevalError(f"run {short} is scored by the {run.judge} judge, not {judge.name}: "
                          f"resume it with --judge {run.judge} (or leave --judge out)")
@@ -113,11 +111,11 @@ def check_resumable(run: RunSummary, judge: Judge,
         raise JevalError(f"run {short} is scored by the model {one_line(run.model, 60)}, not "
                          f"{one_line(judge.model, 60)}: resume it with that model (or leave "
                          "--model out)")
-    if run.base_url and judge_base_url(judge) != run.base_url:
+    if run.base_url and judge.base_url != run.base_url:
         raise JevalError(f"run {short} is scored by {one_line(run.base_url, 100)}, not "
-                         f"{one_line(judge_base_url(judge), 100)}: resume it against that "
+                         f"{one_line(judge.base_url, 100)}: resume it against that "
                          "server (or leave --base-url out)")
-    if (getattr(judge, "calibration", None) or None) != (run.calibration or None):
+    if (judge.calibration or None) != (run.calibration or None):
         stored = f"the calibration profile {run.calibration}" if run.calibration else (
             "no calibration profile")
         raise JevalError(f"run {short} is judged with {stored}: resume it with that (or leave "
@@ -145,27 +143,18 @@ class _StoreGone(BaseException):
     """The store stopped answering mid-run: stop scoring (nothing more could be kept)."""
 
 
-class _Stopping:
+class _Stopping(ForwardingJudge):
     """A judge that stops the run once the store has gone away (no case is scored that could
     not be kept)."""
 
     def __init__(self, inner: Judge, gone: threading.Event) -> None:
-        self.inner, self.gone = inner, gone
-        self.name, self.approximates, self.note = inner.name, inner.approximates, inner.note
-        self.model = inner.model
-        self.base_url = judge_base_url(inner)
-        self.price_per_billion_input_tokens = inner.price_per_billion_input_tokens
+        super().__init__(inner)
+        self.gone = gone
 
     def answer(self, packed: Packed) -> Answers:
         if self.gone.is_set():
             raise _StoreGone
         return self.inner.answer(packed)
-
-    def warm_up(self) -> None:
-        self.inner.warm_up()
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def run_dataset(
@@ -189,13 +178,15 @@ def run_dataset(
     given must match them, as must the judge), keeps every finished case and scores again
     those that have no report. A KeyboardInterrupt or `cancel` ends the run as "cancelled"
     with every finished case kept. A store that stops answering raises StoreUnavailable
-    (exit 3): what landed is kept, and a resume continues.
+    (exit 3), one that is full StoreFull (exit 2): what landed is kept, and a resume
+    continues.
     """
     if not dataset.rows:
         raise JevalError(f"{dataset.name} has no case that could be read: nothing to run")
     chosen = None if chosen is None else registry.resolve(list(chosen))
     thresholds = dict(thresholds or {})
     outcomes: dict[int, StoredOutcome] = {}
+    labelled: dict[int, Labels] = {}  # the stored labels of the cases scored again
     retried = 0
     if resume:
         previous = store.run(resume)
@@ -208,8 +199,10 @@ def run_dataset(
         for row in store.cases(run_id):
             if row.index >= len(dataset.rows):
                 continue
-            if row.report is None:  # the judge could not answer it: ask again
-                retried += 1
+            if row.report is None:  # the judge could not answer it: ask again, keeping the
+                retried += 1        # labels a person gave it in the store over the file's
+                labelled[row.index] = Labels.from_extra(
+                    row.data, len(dataset.rows[row.index].case.context))
             else:
                 outcomes[row.index] = StoredOutcome(row.index, row.report, row.error)
         if previous.status == "finished" and len(outcomes) == len(dataset.rows):
@@ -225,7 +218,7 @@ def run_dataset(
     judge_errors = 0
     lock = threading.Lock()
     gone = threading.Event()
-    lost: list[StoreUnavailable] = []
+    lost: list[JevalError] = []
     asking = _Stopping(judge, gone)
 
     def landed(outcome: Outcome) -> None:
@@ -235,14 +228,16 @@ def run_dataset(
         if gone.is_set():
             raise _StoreGone
         try:
+            kept = labelled.get(outcome.index)
             store.add_case(
-                run_id, outcome.index, case_id=row.id, case=row.to_dict(),
+                run_id, outcome.index, case_id=row.id,
+                case=row.to_dict() if kept is None else kept.to_extra(row.to_dict()),
                 report=report.to_dict() if isinstance(report, Report) else None,
                 error=outcome.error, passed=None if report is None else report.passed,
                 scores={} if report is None else {n: r.score for n, r in report.results.items()},
                 input_tokens=0 if report is None else report.usage.input_tokens,
                 cost_usd=0.0 if report is None else report.cost_usd)
-        except StoreUnavailable as err:
+        except (StoreUnavailable, StoreFull) as err:  # nothing more could be kept
             lost.append(err)
             gone.set()
             raise _StoreGone from None
@@ -396,7 +391,6 @@ def save_case(store: Store, loaded: CaseFile, report: Report, name: str | None =
     import json
 
     from .datasets import DatasetRow
-    from .labels import Labels
 
     marks = Labels.from_extra(loaded.extra, len(loaded.case.context))
     row = DatasetRow(line=1, id="case", casefile=loaded,

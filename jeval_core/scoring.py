@@ -154,7 +154,7 @@ def run(packed: Packed, judge: Judge, thresholds: Mapping[str, float] | None = N
         price_per_billion_input_tokens=judge.price_per_billion_input_tokens,
         model=answers.model,
         request_id=answers.request_id,
-        calibration=getattr(judge, "calibration", None),
+        calibration=judge.calibration,
         direct=dict(answers.direct),
     )
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import casefile, judges
+from . import casefile, evaluator_files, judges
 from .case import Case
 from .casefile import CaseFile
 from .errors import CaseError
@@ -81,6 +81,8 @@ def decode(token: object) -> Shared:
         for alias in casefile.ALIASES["context"]:  # counted before the chunks are read
             if isinstance(data.get(alias), list):
                 check_chunks(len(data[alias]), "this share link's case")
+        if isinstance(data.get(casefile.CUSTOM), list):  # and before any definition is
+            evaluator_files.check_count(len(data[casefile.CUSTOM]), "this share link")
         parsed = casefile.parse(data)
     except CaseError as err:
         raise CaseError(f"this share link's case cannot be used: {err}") from None

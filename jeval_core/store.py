@@ -10,6 +10,7 @@ older database up to date when it is opened.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -33,7 +34,7 @@ from sqlalchemy.exc import (
 )
 
 from .aggregate import Summary
-from .errors import JevalError, StoreUnavailable
+from .errors import JevalError, StoreFull, StoreUnavailable
 from .records import CaseRow, RunSummary, StoredReport
 from .text import REDACTED, one_line, redact
 
@@ -164,6 +165,46 @@ MIGRATIONS: list[Callable[[Connection], None]] = [_migration_1, _migration_2, _m
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, allow_nan=False, ensure_ascii=False)
+
+
+def _summary_of(r: Mapping[str, Any]) -> RunSummary:
+    """One run's row as a summary. A cell that does not read (a hand edit, a disk fault) makes
+    that run "damaged", saying which cell, with its settings left empty: the rest of the
+    history stays readable."""
+    passed, verdicts = int(r["passed"] or 0), int(r["verdicts"] or 0)
+    common = dict(
+        id=r["id"], name=r["name"], dataset=r["dataset"], dataset_hash=r["dataset_hash"],
+        judge=r["judge"], model=r["model"], started_at=_utc(r["started_at"]),
+        finished_at=r["finished_at"] and _utc(r["finished_at"]), cases=r["cases"],
+        done=int(r["done"] or 0), passed=passed,
+        pass_rate=passed / verdicts if verdicts else None, input_tokens=int(r["input_tokens"]),
+        cost_usd=float(r["cost_usd"]), seeded=bool(r["seeded"]), base_url=r["base_url"],
+        calibration=r["calibration"])
+    cell = "evaluators"
+    try:
+        evaluators = _cell(r[cell], list)
+        cell = "thresholds"
+        thresholds = _cell(r[cell], dict)
+        cell = "aggregates"
+        aggregates = _summary(_cell(r[cell], dict))
+        cell = "definitions"
+        definitions = _cell(r[cell], list) if r[cell] else []
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return RunSummary(**common, evaluators=[], thresholds={}, status=DAMAGED,
+                          aggregates=None, damaged=f"its {cell} cell does not read")
+    return RunSummary(**common, evaluators=evaluators, thresholds=thresholds,
+                      status=r["status"], aggregates=aggregates, definitions=definitions)
+
+
+DAMAGED = "damaged"  # a run whose stored row does not read (RunSummary.damaged says why)
+
+
+def _cell(text: Any, kind: type) -> Any:
+    """A JSON cell of the kind it must hold, or a ValueError."""
+    value = json.loads(text)
+    if not isinstance(value, kind):
+        raise ValueError(f"not a {kind.__name__}")
+    return value
 
 
 def _summary(data: dict[str, Any]) -> Summary | None:
@@ -304,6 +345,19 @@ def _gone(exc: SQLAlchemyError) -> bool:
     return isinstance(exc, (OperationalError, InterfaceError))
 
 
+def _full(exc: BaseException) -> bool:
+    """No room left where the store writes: SQLite's SQLITE_FULL, PostgreSQL's disk full
+    (53100), or the operating system's ENOSPC / EDQUOT."""
+    import errno
+
+    found = getattr(exc, "orig", None) or exc
+    if isinstance(found, OSError) and found.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    code = getattr(found, "sqlite_errorcode", None) or getattr(found, "pgcode", None) or (
+        getattr(getattr(found, "diag", None), "sqlstate", None))
+    return code in (13, "53100") or "disk is full" in str(found)
+
+
 class Store:
     """The run history behind one database URL. Use `open_store`; close it (or use `with`)."""
 
@@ -323,6 +377,9 @@ class Store:
                else "the server is up, the database exists, the user may write")
         message = (f"the run store at {self.url} could not {doing}: {reason}; "
                    f"check {ENV} ({fix})")
+        if _full(exc):
+            return StoreFull(f"the run store at {self.url} could not {doing}: {reason}; free "
+                             "some space on its disk")
         if isinstance(exc, SQLAlchemyError) and _gone(exc) and not sqlite:
             return StoreUnavailable(message)
         return JevalError(message)
@@ -522,22 +579,7 @@ class Store:
         if where is not None:
             query = query.where(where)
         rows = self._read(lambda conn: conn.execute(query).mappings().all())
-        out = []
-        for r in rows:
-            passed, verdicts = int(r["passed"] or 0), int(r["verdicts"] or 0)
-            out.append(RunSummary(
-                id=r["id"], name=r["name"], dataset=r["dataset"], dataset_hash=r["dataset_hash"],
-                judge=r["judge"], model=r["model"], evaluators=json.loads(r["evaluators"]),
-                thresholds=json.loads(r["thresholds"]), started_at=_utc(r["started_at"]),
-                finished_at=r["finished_at"] and _utc(r["finished_at"]), status=r["status"],
-                cases=r["cases"], done=int(r["done"] or 0), passed=passed,
-                pass_rate=passed / verdicts if verdicts else None,
-                aggregates=_summary(json.loads(r["aggregates"])),
-                input_tokens=int(r["input_tokens"]),
-                cost_usd=float(r["cost_usd"]), seeded=bool(r["seeded"]),
-                base_url=r["base_url"], calibration=r["calibration"],
-                definitions=json.loads(r["definitions"]) if r["definitions"] else []))
-        return out
+        return [_summary_of(r) for r in rows]
 
     def runs(self, dataset: str | None = None) -> list[RunSummary]:
         """Every stored run (or those of one dataset), newest first."""
@@ -597,13 +639,18 @@ class Store:
         self._transact(upsert, "save")
 
     def profiles(self) -> list[Profile]:
-        """Every stored profile, newest first."""
-        from .judges.profile import Profile
+        """Every stored profile that reads as one, newest first (a damaged one judges
+        nothing: `profile(name)` says what is wrong with it)."""
+        from .judges.profile import Profile, ProfileError
 
         rows = self._read(lambda conn: conn.execute(
             sa.select(profiles_t.c.body).order_by(profiles_t.c.created.desc(),
                                                   profiles_t.c.name)).scalars().all())
-        return [Profile.from_json(body) for body in rows]
+        found = []
+        for body in rows:
+            with contextlib.suppress(ProfileError):
+                found.append(Profile.from_json(body))
+        return found
 
     def profile(self, name: str) -> Profile:
         """The stored profile of this name; a clear error naming the ones there are."""
@@ -615,11 +662,17 @@ class Store:
             have = ", ".join(p.name for p in self.profiles()) or "none yet"
             raise ProfileError(f"no calibration profile is named {name!r} (stored: {have}); "
                                "fit one with `jeval calibrate DATA --name NAME`")
-        return Profile.from_json(body)
+        try:
+            return Profile.from_json(body)
+        except ProfileError as err:
+            raise ProfileError(f"the stored profile {one_line(name, 80)!r}: {err}, or delete it "
+                               "with `jeval profiles --delete NAME`") from None
 
-    def delete_profile(self, name: str) -> None:
-        self._transact(lambda conn: conn.execute(
-            profiles_t.delete().where(profiles_t.c.name == name)), "delete")
+    def delete_profile(self, name: str) -> bool:
+        """Forget the profile of this name (a damaged one too); False when there was none."""
+        gone = self._transact(lambda conn: conn.execute(
+            profiles_t.delete().where(profiles_t.c.name == name)).rowcount, "delete")
+        return bool(gone)
 
 
     # -- custom evaluators -----------------------------------------------------------------

@@ -15,7 +15,7 @@ from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
 from jeval_core import datasets, judges, share
-from jeval_core.judges.base import Answers
+from jeval_core.judges.base import Answers, ForwardingJudge
 from jeval_core.store import open_store
 from pages.app import resources
 from pages.app.views import stored_run as stored_run_view
@@ -239,14 +239,12 @@ def test_the_jsonl_export_holds_every_result_and_no_key(tmp_path, monkeypatch):
     assert "sk-never-exported" not in text
 
 
-class Gated:
+class Gated(ForwardingJudge):
     """The lexical judge, answering `free` cases at once and the rest only once `gate` opens
     (so a test can press Cancel while the run is surely in the middle)."""
 
     def __init__(self, gate: threading.Event, free: int) -> None:
-        self.inner = judges.get("lexical")
-        self.name, self.approximates, self.note = "lexical", True, self.inner.note
-        self.model, self.price_per_billion_input_tokens = None, 0.0
+        super().__init__(judges.get("lexical"))
         self.gate, self.free = gate, free
         self.reached = threading.Event()
         self.answered = 0
@@ -264,10 +262,6 @@ class Gated:
             if self.answered >= self.free:
                 self.reached.set()
         return answers
-
-    def warm_up(self) -> None: ...
-
-    def close(self) -> None: ...
 
 
 @pytest.fixture(autouse=True)

@@ -700,7 +700,7 @@ def test_live_each_edit_sends_one_request_and_the_hosted_verdicts_replace_the_of
         assert "hosted answer pending" not in captions(at)
         assert badges(at) and not any("local judge" in b for b in badges(at))
         status = next(shown(m.value) for m in at.markdown if "hosted answer]" in m.value)
-        assert "input tokens · $0.0000" in status and "this session 1 of 100 requests" in status
+        assert "input tokens · $0.0000" in status and "with this key 1 of 100 requests" in status
         at.text_area(key="input").set_value("Are output tokens billed?").run()
         assert "hosted answer pending" in captions(at)
         settle(at)

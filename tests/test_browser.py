@@ -550,7 +550,7 @@ def test_the_hosted_judge_live_replaces_the_offline_verdicts_and_never_shows_the
                 expect(page.get_by_text("hosted answer pending").locator("visible=true")
                        ).to_have_count(0, timeout=30_000)
                 page.wait_for_function(
-                    "() => document.body.innerText.includes('this session 2 of 100')",
+                    "() => document.body.innerText.includes('with this key 2 of 100')",
                     timeout=30_000)
                 expect(page.get_by_text(re.compile("^judge: jev ·"))).to_be_visible()
                 page.wait_for_timeout(1_000)  # nothing more goes out after it

@@ -9,6 +9,8 @@ import sys
 import pytest
 from conftest import EXAMPLES, ROOT
 
+from jeval_core.store import open_store
+
 LABELLED = str(ROOT / "assets" / "datasets" / "labelled_helpdesk.jsonl")
 CASE = str(EXAMPLES / "clean_retrieval.json")
 
@@ -65,6 +67,16 @@ def test_a_run_records_its_profile_and_a_resume_keeps_it(fitted, tmp_path):
     again = jeval("run", LABELLED, "--resume", run_id)
     assert again.returncode == 0, again.stderr
     assert "(calibration helpdesk · " in again.stdout.splitlines()[0]
+
+
+def test_every_case_report_of_a_calibrated_run_names_its_profile(fitted):
+    ran = jeval("run", LABELLED, "--evaluators", "chunk_relevance", "--calibration",
+                "helpdesk", "--concurrency", "2")
+    assert ran.returncode == 0, ran.stderr
+    with open_store() as store:
+        (run,) = [r for r in store.runs() if not r.seeded]
+        named = {row.report.calibration for row in store.cases(run.id)}
+    assert named == {run.calibration} and run.calibration.startswith("helpdesk · ")
 
 
 def test_too_few_labels_exit_2_with_the_reason():

@@ -22,7 +22,7 @@ from test_runs import CHUNKS, SAMPLE, Counting
 
 from jeval_core import datasets, errors, judges
 from jeval_core.errors import JudgeError
-from jeval_core.judges.base import Answers
+from jeval_core.judges.base import Answers, ForwardingJudge
 from jeval_core.runs import run_dataset
 from jeval_core.store import open_store
 
@@ -118,23 +118,18 @@ def test_the_hosted_judges_run_resumes_against_its_own_server_and_retries_every_
     assert all(r.report is not None and r.report.judge == "jev" for r in rows)
 
 
-class FlakyJudge:
+class FlakyJudge(ForwardingJudge):
     """The lexical judge, unreachable for its first `down` requests."""
 
     def __init__(self, down: int) -> None:
-        self.inner, self.down = judges.get("lexical"), down
-        self.name, self.approximates, self.note = "lexical", True, self.inner.note
-        self.model, self.price_per_billion_input_tokens = None, 0.0
+        super().__init__(judges.get("lexical"))
+        self.down = down
 
     def answer(self, packed) -> Answers:
         if self.down > 0:
             self.down -= 1
             raise JudgeError("cannot reach the judge (test); try again later")
         return self.inner.answer(packed)
-
-    def warm_up(self) -> None: ...
-
-    def close(self) -> None: ...
 
 
 def test_a_resume_retries_the_cases_the_judge_could_not_answer(tmp_path):

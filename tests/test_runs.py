@@ -18,7 +18,7 @@ from conftest import ROOT
 from jeval_core import datasets, judges
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS
-from jeval_core.judges.base import Answers
+from jeval_core.judges.base import Answers, ForwardingJudge
 from jeval_core.runs import run_dataset
 from jeval_core.store import open_store
 
@@ -26,13 +26,11 @@ SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
 CHUNKS = [EVALUATORS["chunk_relevance"]]
 
 
-class Counting:
+class Counting(ForwardingJudge):
     """The lexical judge, counting what it is asked; it can stop the run after `crash_after`."""
 
     def __init__(self, crash_after: int | None = None) -> None:
-        self.inner = judges.get("lexical")
-        self.name, self.approximates, self.note = "lexical", True, self.inner.note
-        self.model, self.price_per_billion_input_tokens = None, 0.0
+        super().__init__(judges.get("lexical"))
         self.asked: list[str] = []
         self.crash_after = crash_after
         self.lock = threading.Lock()
@@ -43,10 +41,6 @@ class Counting:
                 raise KeyboardInterrupt
             self.asked.append(packed.body["state"]["input"])
         return self.inner.answer(packed)
-
-    def warm_up(self) -> None: ...
-
-    def close(self) -> None: ...
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ offline judges answer them approximately from their wording (relation `custom`).
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -79,9 +78,11 @@ class Definition:
 
     @property
     def code(self) -> str:
-        """The question id prefix: short (ids travel with every question) and unlike any
-        built-in one (theirs are two letters)."""
-        return "x" + hashlib.sha256(self.name.encode()).hexdigest()[:5]
+        """The question id prefix, unique by construction: the name itself (no two
+        evaluators of one request share a name) between "x" and "_", so "x" + name + "_" +
+        the item's number reads back one way only (the number has no "_"), and no built-in
+        id (two letters and a number) looks like it."""
+        return f"x{self.name}_"
 
     def to_dict(self) -> dict[str, Any]:
         """The definition as data (TOML tables, share links, stored runs): defaults left out."""

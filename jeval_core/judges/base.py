@@ -65,6 +65,18 @@ class Judge(Protocol):
     model: str | None  # the model named in request bodies; None: the default model
     price_per_billion_input_tokens: float  # 0 for judges that bill nothing
 
+    @property
+    def calibration(self) -> str | None:
+        """The calibration profile that judges, as "name · fingerprint" (None: built-in
+        curves): every report and stored run records it."""
+        ...
+
+    @property
+    def base_url(self) -> str | None:
+        """The hosted judge's server (None offline): a stored run records it, and a resume
+        must ask the same server."""
+        ...
+
     def answer(self, packed: Packed) -> Answers:
         """p(true) for every question in `packed.asked`, by the id it was asked under."""
         ...
@@ -79,11 +91,12 @@ class Judge(Protocol):
 
 
 class OfflineJudge:
-    """What every offline judge shares: no model name, no bill, nothing to close."""
+    """What every offline judge shares: no model name, no server, no bill, nothing to close."""
 
     name = "offline"
     approximates = True
     calibration: str | None = None  # a calibration profile's "name · fingerprint", when one judges
+    base_url: str | None = None
     note = ""
     model: str | None = None
     price_per_billion_input_tokens = 0.0
@@ -93,3 +106,27 @@ class OfflineJudge:
 
     def close(self) -> None:
         return None
+
+
+class ForwardingJudge:
+    """Another judge, with only what a subclass overrides changed (a run's "stop now"
+    check): every member of the protocol is the inner judge's, so a wrapped judge records
+    the same profile, server and model as the judge itself. The one wrapper every place
+    that wraps a judge subclasses: a member added to the protocol is forwarded here, once."""
+
+    def __init__(self, inner: Judge) -> None:
+        self.inner = inner
+        self.name, self.approximates, self.note = inner.name, inner.approximates, inner.note
+        self.model: str | None = inner.model
+        self.price_per_billion_input_tokens = inner.price_per_billion_input_tokens
+        self.calibration: str | None = inner.calibration
+        self.base_url: str | None = inner.base_url
+
+    def answer(self, packed: Packed) -> Answers:
+        return self.inner.answer(packed)
+
+    def warm_up(self) -> None:
+        self.inner.warm_up()
+
+    def close(self) -> None:
+        self.inner.close()

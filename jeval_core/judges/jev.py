@@ -81,6 +81,7 @@ class JevJudge:
 
     name = "jev"
     approximates = False
+    calibration: str | None = None  # the hosted judge takes no calibration profile
     note = "The hosted Jev judge answered every question in one request."
     price_per_billion_input_tokens = wire.PRICE_PER_BILLION_INPUT_TOKENS_USD
 

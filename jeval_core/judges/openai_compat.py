@@ -101,6 +101,7 @@ class OpenAIJudge:
 
     name = "openai"
     approximates = False
+    calibration: str | None = None  # your model's own p: no calibration profile refits it
     note = ("Your own model answered each question; p is its token probability of yes over "
             "yes + no. Measure it with bench/calibrate.py before trusting it.")
 

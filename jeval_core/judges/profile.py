@@ -28,6 +28,8 @@ import numpy as np
 from ..errors import JevalError
 from ..evaluators import chunk_relevance
 from ..questions import HELPS_ANSWER
+from ..text import clean, one_line
+from ..wire import parse_json
 from . import calibration
 from .fitting import P_CEILING, P_FLOOR, Verdicts, fit_signed, kappa, predict, unsure_band
 from .reader import HIDDEN
@@ -139,47 +141,133 @@ class Profile:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Profile:
-        """A profile from its JSON file; a clear ProfileError for anything else."""
+        """A profile from its JSON file or its stored copy, checked field by field (a file
+        a person loads is untrusted: every number finite and in range, every text one line
+        of sane length); a clear ProfileError for anything else."""
         try:
-            data = json.loads(text)
+            data = parse_json(text.decode("utf-8") if isinstance(text, bytes) else text)
         except (ValueError, UnicodeDecodeError) as e:
             raise ProfileError(f"not a calibration profile: the file is not JSON ({e})") from e
         if not isinstance(data, dict) or "relations" not in data or "judge" not in data:
             raise ProfileError("not a calibration profile: export one with `jeval calibrate "
                                "DATA --name NAME --out FILE`")
         if data.get("version") != VERSION:
-            raise ProfileError(f"calibration profile version {data.get('version')!r} is not "
-                               f"{VERSION}: fit it again with `jeval calibrate`")
+            raise ProfileError(f"calibration profile version {one_line(data.get('version'), 20)}"
+                               f" is not {VERSION}: fit it again with `jeval calibrate`")
+        if data["judge"] != JUDGE:
+            raise ProfileError(f"the calibration profile is for the {one_line(data['judge'], 40)}"
+                               f" judge, not {JUDGE}: fit one for it with `jeval calibrate`")
         try:
-            relations = {r: _fitted(f) for r, f in data["relations"].items()}
-            return cls(name=str(data["name"]), judge=str(data["judge"]),
-                       dataset_sha256=str(data["dataset_sha256"]), source=str(data["source"]),
-                       created=str(data["created"]), folds=int(data["folds"]),
-                       relations=relations)
-        except (KeyError, TypeError, ValueError) as e:
-            raise ProfileError(f"a damaged calibration profile ({type(e).__name__}: {e}): fit "
-                               "it again with `jeval calibrate`") from e
+            relations = data["relations"]
+            if not isinstance(relations, dict):
+                raise ValueError("relations is not an object")
+            return cls(name=_name(data["name"]), judge=JUDGE,
+                       dataset_sha256=_text(data["dataset_sha256"], "dataset_sha256", 128),
+                       source=_text(data["source"], "source"),
+                       created=_text(data["created"], "created", 40),
+                       folds=int(_number(data["folds"], "folds", 2, 20, whole=True)),
+                       relations={_relation(r): _fitted(r, f) for r, f in relations.items()})
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+            what = f"{type(e).__name__}: {e}" if not isinstance(e, ValueError) else str(e)
+            raise ProfileError(f"a damaged calibration profile ({one_line(what, 160)}): fit "
+                               "it again with `jeval calibrate`") from None
 
 
-def _fitted(d: Mapping[str, Any]) -> Fitted:
+JUDGE = "local"  # the judge whose signals a profile refits
+MAX_BYTES = 1024 * 1024  # a profile is a few KB
+MAX_NAME = 80
+MAX_WEIGHT = 1e3  # a fitted weight is a few units; beyond this, p is 0 or 1 everywhere
+MAX_COUNT = 10**8
+
+
+def _text(value: Any, what: str, limit: int = 400) -> str:
+    """A text field of a profile: a string that encodes, of at most `limit` characters."""
+    if not isinstance(value, str):
+        raise ValueError(f"{what} is not text")
+    if len(value) > limit:
+        raise ValueError(f"{what} is longer than {limit} characters")
+    if clean(value) != value:
+        raise ValueError(f"{what} holds a lone surrogate (not UTF-8 text)")
+    return value
+
+
+def _name(value: Any) -> str:
+    """A profile's name: one printable line, 1 to MAX_NAME characters (it is typed after
+    --calibration and listed by `jeval profiles`)."""
+    name = _text(value, "name", MAX_NAME)
+    if not name.strip() or one_line(name, MAX_NAME) != name:
+        raise ValueError(f"the name must be 1 to {MAX_NAME} printable characters on one line")
+    return name
+
+
+def _number(value: Any, what: str, lo: float, hi: float, whole: bool = False) -> float:
+    """A finite number in [lo, hi] (a whole one where `whole`), or a ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+        raise ValueError(f"{what} is not a {'whole ' if whole else ''}number")
+    if not (lo <= value <= hi):  # NaN fails too; a 400-digit int is compared, not converted
+        raise ValueError(f"{what} is outside [{lo:g}, {hi:g}]")
+    return value
+
+
+def _relation(value: str) -> str:
+    if value not in LABELLED_RELATIONS:
+        raise ValueError(f"unknown question type {one_line(value, 40)!r}")
+    return value
+
+
+def _figures(d: Any, what: str) -> Figures | None:
+    if d is None:
+        return None
+    if not isinstance(d, dict):
+        raise ValueError(f"{what} is not an object")
+    found: dict[str, Any] = {}
+    for name in Figures.__dataclass_fields__:
+        value = d.get(name)
+        if name in ("n", "positives"):
+            found[name] = int(_number(value, f"{what}.{name}", 0, MAX_COUNT, whole=True))
+        elif value is None and name in ("auc", "kappa"):
+            found[name] = None
+        else:
+            found[name] = float(_number(value, f"{what}.{name}", -1.0 if name == "kappa"
+                                        else 0.0, 1.0 if name != "log_loss" else 100.0))
+    extra = set(d) - set(found)
+    if extra:
+        raise ValueError(f"{what} has an unknown field {one_line(sorted(extra)[0], 30)!r}")
+    return Figures(**found)
+
+
+def _fitted(relation: str, d: Any) -> Fitted:
+    if not isinstance(d, dict):
+        raise ValueError(f"{relation} is not an object")
+    if d.get("relation") != relation:
+        raise ValueError(f"{relation} names another question type")
     curve = d.get("curve")
     if curve is not None:
-        kind = str(curve["kind"])
+        if not isinstance(curve, dict):
+            raise ValueError("the curve is not an object")
+        kind = curve["kind"]
         if kind not in RIDGE:
-            raise ValueError(f"unknown curve kind {kind!r}")
-        cut = float(curve.get("cut", 0.5))
-        if not 0.0 < cut < 1.0:
-            raise ValueError(f"cut {cut!r} is not a probability")
-        curve = Curve(kind, tuple(float(w) for w in curve["weights"]), cut)
-        if len(curve.weights) != weights_of(kind, str(d["relation"])):
-            raise ValueError(f"{d['relation']} has {len(curve.weights)} weights")
+            raise ValueError(f"unknown curve kind {one_line(kind, 30)!r}")
+        cut = float(_number(curve.get("cut", 0.5), "cut", 1e-6, 1 - 1e-6))
+        weights = curve["weights"]
+        size = weights_of(kind, relation)
+        if not isinstance(weights, list) or len(weights) != size:
+            raise ValueError(f"{relation} needs {size} weights")
+        curve = Curve(kind, tuple(float(_number(w, "a weight", -MAX_WEIGHT, MAX_WEIGHT))
+                                  for w in weights), cut)
+    unsure = d["unsure"]
+    if not isinstance(unsure, list) or len(unsure) != 2:
+        raise ValueError("unsure is not a pair [lo, hi]")
+    lo, hi = (float(_number(u, "unsure", 0.0, 1.0)) for u in unsure)
+    if lo > hi:
+        raise ValueError("unsure's lo is above its hi")
+    labels = int(_number(d["labels"], "labels", 0, MAX_COUNT, whole=True))
     return Fitted(
-        relation=str(d["relation"]), labels=int(d["labels"]), positives=int(d["positives"]),
-        cases=int(d["cases"]),
-        before=Figures(**d["before"]) if d.get("before") else None,
-        after=Figures(**d["after"]) if d.get("after") else None,
-        curve=curve, unsure=(float(d["unsure"][0]), float(d["unsure"][1])),
-        note=str(d.get("note", "")))
+        relation=relation, labels=labels,
+        positives=int(_number(d["positives"], "positives", 0, labels, whole=True)),
+        cases=int(_number(d["cases"], "cases", 0, MAX_COUNT, whole=True)),
+        before=_figures(d.get("before"), "before"), after=_figures(d.get("after"), "after"),
+        curve=curve, unsure=(lo, hi), note=_text(d.get("note", ""), "note", 2000))
 
 
 def log_loss(p: np.ndarray, y: np.ndarray) -> float:
@@ -359,10 +447,13 @@ def fit(cases: Sequence[LabelledChunks], name: str, dataset_sha256: str, source:
         judge: Reads, k: int = FOLDS) -> Profile:
     """Refit `judge` (the local one) to these labels; a refused type keeps the built-in
     curve."""
-    if not name.strip():
-        raise ProfileError("a calibration profile needs a name: give --name NAME")
+    try:
+        name = _name(name.strip())
+    except ValueError as err:
+        raise ProfileError(f"a calibration profile needs a name: {err}; give --name NAME"
+                           ) from None
     relation = HELPS_ANSWER
-    t = _table(judge, cases)
+    t = _table(judge, distinct(cases))
     n, positives, n_cases = len(t.y), int(t.y.sum()), len(np.unique(t.group))
     reason = refused(relation, n, positives, n_cases)
     if reason:
@@ -370,7 +461,7 @@ def fit(cases: Sequence[LabelledChunks], name: str, dataset_sha256: str, source:
                         before=Figures.of(t.p0, t.y) if n else None)
     else:
         fitted = _fit_relation(relation, t, min(k, n_cases))
-    return Profile(name=name.strip(), judge="local", dataset_sha256=dataset_sha256,
+    return Profile(name=name, judge=JUDGE, dataset_sha256=dataset_sha256,
                    source=source, created=datetime.now(UTC).isoformat(timespec="seconds"),
                    folds=min(k, max(n_cases, 1)), relations={relation: fitted})
 
@@ -406,6 +497,20 @@ def _fit_relation(relation: str, t: Table, k: int) -> Fitted:
 
 def _kappa(f: Figures) -> str:
     return "n/a" if f.kappa is None else f"{f.kappa:.3f}"
+
+
+def distinct(cases: Sequence[LabelledChunks]) -> list[LabelledChunks]:
+    """Each case once (its first labels kept): a case twice in a file would sit in a fitted
+    fold and a held-out one at once, and the "held-out" figures would measure memory."""
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for item in cases:
+        c = item.case
+        key = (c.input, c.output, c.expected, tuple(c.context))
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
 
 
 def labelled(rows: Sequence[Any]) -> list[LabelledChunks]:

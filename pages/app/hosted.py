@@ -87,5 +87,15 @@ def maker() -> tuple[tuple[str, str, str], live.Make]:
         judge = build(key, url, chosen)
         return judge, lambda packed: run(packed, judge)
 
-    tag = hashlib.sha256(key.encode()).hexdigest()[:12] if key else "environment"
-    return (url, chosen, tag), make
+    return (url, chosen, key_tag(key)), make
+
+
+def key_tag(key: str) -> str:
+    """A typed key's digest (never the key), or "environment" for the configured one."""
+    return hashlib.sha256(key.encode()).hexdigest()[:12] if key else "environment"
+
+
+def spender() -> str:
+    """Whose money live requests spend: the server and the key set now (as a digest). Every
+    session of this server process with the same one shares its cap."""
+    return f"{base_url()} {key_tag(typed_key())}"

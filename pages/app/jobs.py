@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jeval_core.errors import JevalError
-from jeval_core.judges.base import Answers, Judge
+from jeval_core.judges.base import Answers, ForwardingJudge, Judge
 from jeval_core.runs import Progress
 from jeval_core.text import one_line
 
@@ -30,28 +30,18 @@ class Cancelled(KeyboardInterrupt):
     `run_dataset` keeps what finished and marks the run cancelled)."""
 
 
-class Cancellable:
-    """A judge that stops the pass once `cancel` is set; otherwise the judge itself."""
+class Cancellable(ForwardingJudge):
+    """A judge that stops the pass once `cancel` is set; otherwise the judge itself (its
+    profile and server included: what a stored run records)."""
 
     def __init__(self, judge: Judge, cancel: threading.Event) -> None:
-        self.judge, self.cancel = judge, cancel
-        self.name = judge.name
-        self.approximates = judge.approximates
-        self.note = judge.note
-        self.model = judge.model
-        self.base_url = getattr(judge, "base_url", None)  # what a stored run records
-        self.price_per_billion_input_tokens = judge.price_per_billion_input_tokens
+        super().__init__(judge)
+        self.cancel = cancel
 
     def answer(self, packed: Any) -> Answers:
         if self.cancel.is_set():
             raise Cancelled
-        return self.judge.answer(packed)
-
-    def warm_up(self) -> None:
-        self.judge.warm_up()
-
-    def close(self) -> None:
-        self.judge.close()
+        return self.inner.answer(packed)
 
 
 @dataclass

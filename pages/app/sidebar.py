@@ -51,6 +51,7 @@ def calibration() -> None:
     if state.get(state.CALIBRATION) not in (None, *names):
         state.drop(state.CALIBRATION)
     st.selectbox("Calibration profile", [None, *names], key=state.CALIBRATION,
+                 persist_state="session",  # the Compare page's local judge uses it too
                  format_func=lambda n: "built-in curves" if n is None else n.split(" · ")[0],
                  help="the local judge's curves refitted to your labels; every result says "
                       "which profile judged it")

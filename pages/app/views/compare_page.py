@@ -86,6 +86,8 @@ def settings(dataset: Dataset) -> None:
     hosted = [judges.entry(n).title for n in names if judges.entry(n).hosted]
     extra = "".join(f" · {t} uses the connection set in the sidebar"
                     for t in hosted)
+    extra += "".join(f" · {judges.entry(n).title} judges with the calibration profile {p}"
+                     for n in names if (p := resources.calibration_for(n)))
     right.caption(inert(why + extra))
     problem = st.session_state.pop("cmp_error", None)
     if problem:

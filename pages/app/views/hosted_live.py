@@ -1,5 +1,6 @@
 """The hosted judge, live: each committed edit asks it (jeval_core.live decides what is sent
-and when; this draws where the request stands, what it cost, and the session's cap)."""
+and when; this draws where the request stands, what it cost, and the cap of the server and
+key, which every tab shares)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import streamlit as st
 
 from jeval_core import Case, JevalError, Report
 from jeval_core.evaluators import Evaluator
-from jeval_core.live import Cap, Status, Ticket, case_key
+from jeval_core.live import Cap, Runner, Status, Ticket, budget, case_key
 from jeval_core.request import pack
 from pages.app import hosted, state
 from pages.app.views.text import inert
@@ -18,7 +19,8 @@ WATCH_S = 0.25  # how often a pending hosted answer is looked for
 
 LIVE_HELP = ("Each committed edit sends this case to the hosted judge (one request, after a "
              "short pause; a newer edit cancels an older request). The offline verdicts show "
-             "until its answer arrives. Spending stops at the session's cap and asks.")
+             "until its answer arrives. Spending stops at the cap and asks (one cap per server and "
+             "key, whichever tab sends).")
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,14 @@ class HostedView:
                Status.CAPPED: "hosted request held at the spending cap"}.get(
                    status, "the hosted judge did not answer")
         return f"{shown.judge} judge — {why}"
+
+
+def runner() -> Runner:
+    """This session's live runner, spending from the budget of the server and key set now:
+    shared by every tab of this server process, so a reload does not start a new cap."""
+    found = state.live_runner()
+    found.live.use(budget(hosted.spender()))
+    return found
 
 
 def live_toggle() -> bool:
@@ -73,17 +83,17 @@ def hosted_live(case: Case, chosen: tuple[Evaluator, ...]) -> HostedView:
         stop_live()
         return HostedView(None, str(err))
     retry = state.asked("live_retry")
-    ticket = state.live_runner().submit(case_key(packed, *settings), packed, make, retry)
+    ticket = runner().submit(case_key(packed, *settings), packed, make, retry)
     if ticket.status == Status.ANSWERED and ticket.report is not None:
         state.set_hosted_report(ticket.report)  # for "Judges side by side"
     return HostedView(ticket)
 
 
 def live_status(view: HostedView) -> None:
-    """One line beside the toggle: where the request stands, what it cost, the session's
-    spending against its cap (our own numbers only)."""
-    runner = state.live_runner()
-    ledger, cap = runner.live.ledger, runner.live.cap
+    """One line beside the toggle: where the request stands, what it cost, the spending of
+    this server and key against its cap (our own numbers only)."""
+    live = runner().live
+    ledger, cap = live.ledger, live.cap
     t = view.ticket
     if t is None:
         line = ":red-badge[not sent]"
@@ -99,7 +109,7 @@ def live_status(view: HostedView) -> None:
         line = ":orange-badge[held at the cap]"
     else:
         line = ":red-badge[hosted judge failed]"
-    line += (f" · this session {ledger.requests:,} of {cap.requests:,} requests, "
+    line += (f" · with this key {ledger.requests:,} of {cap.requests:,} requests, "
              f"${ledger.spent_usd:.6f} of ${cap.usd:.4f}")
     st.markdown(line)
     if t is not None and t.status.pending:
@@ -107,12 +117,13 @@ def live_status(view: HostedView) -> None:
 
 
 def live_cap() -> None:
-    """The session's spending cap, settable (beside the toggle)."""
-    step = state.live_runner().live.step
+    """The spending cap of this server and key, settable (beside the toggle)."""
+    step = runner().live.step
     with st.popover("Spending cap",
-                    help="the session's spending cap for live requests: when it is reached, "
-                         "nothing more is sent until you say so"):
-        st.number_input("Spending cap per session ($)", min_value=0.0, max_value=100.0,
+                    help="the spending cap for live requests with this key on this server "
+                         "(every tab shares it): when it is reached, nothing more is sent "
+                         "until you say so"):
+        st.number_input("Spending cap for this key ($)", min_value=0.0, max_value=100.0,
                         value=float(step.usd), step=0.01, format="%.4f",
                         key=state.CAP_USD, on_change=on_cap)
         st.number_input("and at most this many requests", min_value=0, max_value=100_000,
@@ -121,7 +132,7 @@ def live_cap() -> None:
 
 
 def on_cap() -> None:
-    state.live_runner().live.set_cap(Cap(
+    runner().live.set_cap(Cap(
         usd=float(state.get(state.CAP_USD) or 0.0),
         requests=int(state.get(state.CAP_REQUESTS) or 0)))
 
@@ -137,12 +148,12 @@ def live_notices(view: HostedView) -> None:
             st.button("Try again", key="live_try_again", on_click=on_live_retry,
                       type="tertiary")
     elif t is not None and t.status == Status.CAPPED:
-        step = state.live_runner().live.step
+        step = runner().live.step
         with st.container(horizontal=True, vertical_alignment="center"):
             st.warning(inert(f"Spending cap reached: {t.reason}. Nothing more goes to "
                                   "the hosted judge until you say so."))
             st.button(f"Continue (${step.usd:.4f} / {step.requests:,} requests more)",
-                      key="live_go_on", on_click=lambda: state.live_runner().go_on(),
+                      key="live_go_on", on_click=lambda: runner().go_on(),
                       type="primary")
 
 
@@ -154,6 +165,6 @@ def on_live_retry() -> None:
 def hosted_watch(number: int) -> None:
     """While the hosted answer is pending: look for it, and draw the page again once the
     request has ended (the answer, an error or the cap); nothing to draw meanwhile."""
-    now = state.live_runner().live.current
+    now = runner().live.current
     if now is None or now.number != number or not now.status.pending:
         st.rerun()

@@ -427,6 +427,10 @@ def run_view(db: Store, run_id: str, prefix: str) -> RunSummary | None:
     except JevalError as err:
         error_line(str(err))
         return None
+    if run.damaged:
+        error_line(f"run {run.id[:8]} is damaged in the run store ({run.damaged}): its "
+                   "settings cannot be read back; the other runs are unaffected")
+        return None
     header(run)
     errors = [c.error for c in cases if c.report is None and c.error]
     if errors:
