@@ -1,4 +1,4 @@
-"""Judges side by side on one dataset, rankings by rank position, and two runs compared.
+"""Judges side by side on one dataset.
 
 `run_judges` scores a dataset once per judge with `runs.run_dataset`, so every judge's pass is
 also a stored run (on the Dashboard, resumable, with the same summary as the Dataset page);
@@ -7,29 +7,26 @@ the outcomes only: per pair of judges, how often their verdicts agree question b
 (matched by evaluator and question id), the Pearson correlation of their p, and the questions
 where their p are furthest apart; per judge, the chunk verdicts against human labels
 (`aggregate.summarise`); and for the dataset, the retriever's ranking against the reranked one
-by precision@k and by rank position (from the labels, so no judge is needed for it).
-
-`diff_runs` compares two stored runs case by case: which cases flipped between pass and fail,
-and the reasons each side gave.
+by precision@k and by rank position (`ranking.precision_by_rank`, from the labels, so no
+judge is needed for it). Two stored runs case by case are `run_diff`'s.
 """
 
 from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 from . import evaluators as registry
-from . import verdicts
 from .address import Address
 from .aggregate import KS, RankingSummary, Scoring, Summary, summarise
 from .datasets import Dataset, DatasetRow
 from .errors import JevalError
 from .evaluators import Evaluator
 from .judges.base import Judge
-from .records import CaseRow
+from .ranking import RankPrecision, orders_of_rows, precision_by_rank
 from .results import Result, is_yes
 from .runs import Progress, StoredOutcome, open_run, run_dataset
 from .store import Store
@@ -112,49 +109,6 @@ class JudgeRun:
     run_id: str | None = None
     status: str = "finished"
     first_error: str | None = None  # why the first case it could not answer was not scored
-
-@dataclass(frozen=True)
-class RankPrecision:
-    """At one rank position: the share of rows whose chunk there is relevant (labels).
-
-    `retriever` is over every labelled row long enough; `retriever_on_reranked` and
-    `reranked` over the rows that also give a reranked order, so those two are a fair pair.
-    """
-
-    rank: int  # 1-based
-    retriever: float | None
-    retriever_cases: int
-    retriever_on_reranked: float | None = None
-    reranked: float | None = None
-    reranked_cases: int = 0
-
-LabelOrder = tuple[Sequence[bool], Sequence[bool] | None]
-
-
-def orders_of_rows(rows: Iterable[DatasetRow]) -> list[LabelOrder]:
-    """Per labelled row: relevance in the retriever's order and, if given, the reranked one."""
-    return [(r.ranked_labels, r.reranked_labels()) for r in rows
-            if r.ranked_labels is not None]
-
-
-def precision_by_rank(orders: Sequence[LabelOrder]) -> list[RankPrecision]:
-    """How often the chunk at each rank is relevant, retriever against reranker: where in the
-    list the relevant chunks sit (a good reranker moves them up)."""
-    depth = max((len(first) for first, _ in orders), default=0)
-    paired = [(first, second) for first, second in orders if second is not None]
-
-    def share(lists: Sequence[Sequence[bool]], rank: int) -> tuple[float | None, int]:
-        here = [bool(items[rank]) for items in lists if len(items) > rank]
-        return (sum(here) / len(here) if here else None), len(here)
-
-    out = []
-    for rank in range(depth):
-        retriever, n = share([first for first, _ in orders], rank)
-        on_reranked, _ = share([first for first, _ in paired], rank)
-        reranked, m = share([second for _, second in paired if second is not None], rank)
-        out.append(RankPrecision(rank + 1, retriever, n, on_reranked, reranked, m))
-    return out
-
 
 @dataclass(frozen=True)
 class Comparison:
@@ -330,77 +284,5 @@ def _with_questions(found: Comparison, store: Store) -> Comparison:
     return replace(found, pairs=pairs)
 
 
-# --- two stored runs, case by case ----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Flip:
-    """A case whose overall verdict changed between two runs, with each side's reasons."""
-
-    case_id: str
-    input: str
-    before: bool | None  # run A's verdict (None: not scored there)
-    after: bool | None
-    why_before: str
-    why_after: str
-
-@dataclass(frozen=True)
-class RunDiff:
-    """Run A against run B, matched by case id."""
-
-    matched: int  # cases in both runs
-    same: int  # of those, with the same verdict
-    flips: list[Flip]  # the others, pass -> fail first
-    only_a: int = 0
-    only_b: int = 0
-
-    @property
-    def to_fail(self) -> int:
-        return sum(1 for f in self.flips if f.before is True and f.after is False)
-
-    @property
-    def to_pass(self) -> int:
-        return sum(1 for f in self.flips if f.before is False and f.after is True)
-
-def _verdict_line(name: str, result: Result) -> str:
-    verdict = verdicts.of_result(result)
-    if result.skipped:
-        return f"{name} {verdict}: {result.reason}".strip()
-    return f"{name} {result.score:.2f} {verdict}: {result.reason}".strip()
-
-
-def _why(mine: CaseRow, other: CaseRow | None) -> str:
-    """The reasons that explain a verdict: evaluators whose verdict differs from the other
-    run's, else the failing ones, else every one; an error when the case was not scored."""
-    if mine.report is None:
-        return f"not scored: {mine.error or 'no result'}"
-    results = mine.results
-    theirs = other.results if other is not None else {}
-    changed = [n for n, r in results.items() if n in theirs and r.passed != theirs[n].passed]
-    failing = [n for n, r in results.items() if r.passed is False]
-    names = changed or failing or list(results)
-    return " · ".join(_verdict_line(n, results[n]) for n in names)
-
-
-def diff_runs(a: Sequence[CaseRow], b: Sequence[CaseRow]) -> RunDiff:
-    """Which cases flipped between run A and run B (matched by case id), and why."""
-    first = {row.case_id: row for row in a}
-    second = {row.case_id: row for row in b}
-    both = [cid for cid in first if cid in second]
-    flips = []
-    for cid in both:
-        x, y = first[cid], second[cid]
-        if x.passed == y.passed:
-            continue
-        flips.append(Flip(cid, x.case.input, x.passed, y.passed,
-                          _why(x, y), _why(y, x)))
-    order: dict[tuple[bool | None, bool | None], int] = {(True, False): 0, (False, True): 1}
-    flips.sort(key=lambda f: order.get((f.before, f.after), 2))  # stable: dataset order kept
-    return RunDiff(len(both), len(both) - len(flips), flips,
-                   only_a=sum(1 for cid in first if cid not in second),
-                   only_b=sum(1 for cid in second if cid not in first))
-
-
-__all__ = ["DISAGREEMENTS", "KS", "Agreement", "Comparison", "Disagreement", "Flip",
-           "JudgeRun", "RankPrecision", "RunDiff", "agreement", "compare", "diff_runs",
-           "orders_of_rows", "pearson", "precision_by_rank", "run_judges"]
+__all__ = ["DISAGREEMENTS", "KS", "Agreement", "Comparison", "Disagreement", "JudgeRun",
+           "agreement", "compare", "pearson", "run_judges"]
