@@ -19,6 +19,9 @@ from jeval_core.judges.jev import KEY_ENV
 from jeval_core.scoring import prepare, run
 from jeval_core.store import Store, default_url, open_store
 
+# the sidebar's profile is read in state.py; this name stays for issue 31 §1's Compare caption
+from pages.app.state import calibration_for as calibration_for
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "assets" / "examples"
 EVALUATOR_EXAMPLES = EXAMPLES.parent / "evaluators"
 DEFAULT_EXAMPLE = "jev_pricing"
