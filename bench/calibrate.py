@@ -453,7 +453,7 @@ def main() -> None:
 AGREEMENT = ROOT / "jeval_core" / "judges" / "agreement.json"
 
 
-def agreement(judge: str, table: Table, examples_met: tuple[int, int]) -> dict:
+def measured(judge: str, table: Table, examples_met: tuple[int, int]) -> dict:
     """The judge card's figures: per relation, each source's held-out verdicts and the
     unsure band, as the committed curves give them."""
     found = bands(judge, table)
@@ -474,7 +474,7 @@ def agreement(judge: str, table: Table, examples_met: tuple[int, int]) -> dict:
 
 def write_agreement(judge: str, table: Table, examples_met: tuple[int, int]) -> None:
     data = json.loads(AGREEMENT.read_text("utf-8")) if AGREEMENT.exists() else {}
-    fresh = agreement(judge, table, examples_met)
+    fresh = measured(judge, table, examples_met)
     kept = data.get(judge, {}).get("relations", {})
     if "custom" in kept:  # measured by bench/custom_questions.py, not here
         fresh["relations"]["custom"] = kept["custom"]

@@ -2,8 +2,8 @@
 
 `run_judges` scores a dataset once per judge with `runs.run_dataset`, so every judge's pass is
 also a stored run (on the Dashboard, resumable, with the same summary as the Dataset page);
-the store costs a few writes per case, nothing next to a judge's answer. `compare` then reads
-the outcomes only: per pair of judges, how often their verdicts agree question by question
+the store costs a few writes per case, nothing next to a judge's answer. `from_outcomes` then
+reads the outcomes only: per pair of judges, how often their verdicts agree question by question
 (matched by evaluator and question id), the Pearson correlation of their p, and the questions
 where their p are furthest apart; per judge, the chunk verdicts against human labels
 (`aggregate.summarise`); and for the dataset, the retriever's ranking against the reranked one
@@ -55,7 +55,7 @@ def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
 
 
 @dataclass(frozen=True)
-class Disagreement:
+class PairDisagreement:
     """One question two judges answered far apart."""
 
     index: int  # the row in the dataset
@@ -76,7 +76,7 @@ class Disagreement:
         return is_yes(self.p_a) != is_yes(self.p_b)
 
 @dataclass(frozen=True)
-class Agreement:
+class PairAgreement:
     """How far two judges agree on the questions both answered."""
 
     a: str
@@ -87,7 +87,7 @@ class Agreement:
     cases: int = 0  # cases both gave a verdict on
     same_cases: int = 0  # of those, with the same pass/fail
     by_evaluator: dict[str, tuple[int, int]] = field(default_factory=dict)  # (questions, same)
-    disagreements: list[Disagreement] = field(default_factory=list)  # largest gap first
+    disagreements: list[PairDisagreement] = field(default_factory=list)  # largest gap first
 
     @property
     def rate(self) -> float | None:
@@ -116,7 +116,7 @@ class Comparison:
 
     dataset: str
     judges: list[JudgeRun]
-    pairs: list[Agreement]
+    pairs: list[PairAgreement]
     ranking: RankingSummary | None  # retriever vs reranked precision@k, from the labels
     by_rank: list[RankPrecision] = field(default_factory=list)
     cancelled: bool = False  # stopped early: the numbers cover the cases that finished
@@ -126,9 +126,9 @@ def _answers(result: Result) -> dict[str, tuple[float, Address, str]]:
     return {d.id: (d.p, d.address, d.question) for d in result.details}
 
 
-def agreement(rows: Sequence[DatasetRow], a: str, outcomes_a: Mapping[int, Scoring],
-              b: str, outcomes_b: Mapping[int, Scoring],
-              keep: int = DISAGREEMENTS) -> Agreement:
+def pair_agreement(rows: Sequence[DatasetRow], a: str, outcomes_a: Mapping[int, Scoring],
+                   b: str, outcomes_b: Mapping[int, Scoring],
+                   keep: int = DISAGREEMENTS) -> PairAgreement:
     """Two judges' answers matched case by case, evaluator by evaluator, question by
     question id; questions only one judge answered (a skipped evaluator, an errored case)
     are left out of every number."""
@@ -136,7 +136,7 @@ def agreement(rows: Sequence[DatasetRow], a: str, outcomes_a: Mapping[int, Scori
     pb: list[float] = []
     same = cases = same_cases = 0
     by_evaluator: dict[str, list[int]] = {}
-    found: list[Disagreement] = []
+    found: list[PairDisagreement] = []
     for index in sorted(set(outcomes_a) & set(outcomes_b)):
         ra, rb = outcomes_a[index].report, outcomes_b[index].report
         if ra is None or rb is None or index >= len(rows):
@@ -160,10 +160,10 @@ def agreement(rows: Sequence[DatasetRow], a: str, outcomes_a: Mapping[int, Scori
                 tally = by_evaluator.setdefault(name, [0, 0])
                 tally[0] += 1
                 tally[1] += agree
-                found.append(Disagreement(index, rows[index].id, name, qid, judged, question,
-                                          p, q))
+                found.append(PairDisagreement(index, rows[index].id, name, qid, judged,
+                                              question, p, q))
     found.sort(key=lambda d: (-d.gap, d.index, d.evaluator, d.question_id))
-    return Agreement(a, b, len(pa), same, pearson(pa, pb), cases, same_cases,
+    return PairAgreement(a, b, len(pa), same, pearson(pa, pb), cases, same_cases,
                      {name: (q, s) for name, (q, s) in sorted(by_evaluator.items())},
                      [d for d in found[:keep] if d.gap > 0])
 
@@ -176,9 +176,9 @@ def _first_error(outcomes: Mapping[int, Scoring]) -> str | None:
     return None
 
 
-def compare(dataset: Dataset, outcomes: Mapping[str, Mapping[int, Scoring]],
-            runs: Mapping[str, tuple[str | None, str]] | None = None,
-            cancelled: bool = False, keep: int = DISAGREEMENTS) -> Comparison:
+def from_outcomes(dataset: Dataset, outcomes: Mapping[str, Mapping[int, Scoring]],
+                  runs: Mapping[str, tuple[str | None, str]] | None = None,
+                  cancelled: bool = False, keep: int = DISAGREEMENTS) -> Comparison:
     """Judges side by side from their outcomes (by judge name, then row index). `runs` gives
     each judge's (stored run id, status) when the outcomes came from a run."""
     if len(outcomes) < 2:
@@ -187,7 +187,7 @@ def compare(dataset: Dataset, outcomes: Mapping[str, Mapping[int, Scoring]],
     judged = [JudgeRun(name, summarise(dataset.rows, list(found.values())),
                        *runs.get(name, (None, "finished")), _first_error(found))
               for name, found in outcomes.items()]
-    pairs = [agreement(dataset.rows, a, outcomes[a], b, outcomes[b], keep)
+    pairs = [pair_agreement(dataset.rows, a, outcomes[a], b, outcomes[b], keep)
              for a, b in combinations(outcomes, 2)]
     orders = orders_of_rows(dataset.rows)
     return Comparison(dataset.name, judged, pairs, summarise(dataset.rows, []).ranking,
@@ -207,7 +207,7 @@ def run_judges(
     keep: int = DISAGREEMENTS,
 ) -> Comparison:
     """Score `dataset` with each judge in turn (each pass a stored run named after the
-    comparison), then `compare` them. Judge names must differ.
+    comparison), then compare them (`from_outcomes`). Judge names must differ.
 
     Once `cancel` is set the comparison stops and covers the cases that finished. A judge may
     stop its pass at once by raising KeyboardInterrupt when `cancel` is set (`run_dataset`
@@ -253,7 +253,7 @@ def run_judges(
     for judge in judges:  # judges that never ran still get a column, with nothing in it
         outcomes.setdefault(judge.name, {})
         runs.setdefault(judge.name, (None, "not run"))
-    found = compare(dataset, outcomes, runs, cancelled=stopped, keep=keep)
+    found = from_outcomes(dataset, outcomes, runs, cancelled=stopped, keep=keep)
     return _with_questions(found, store)
 
 
@@ -284,5 +284,5 @@ def _with_questions(found: Comparison, store: Store) -> Comparison:
     return replace(found, pairs=pairs)
 
 
-__all__ = ["DISAGREEMENTS", "KS", "Agreement", "Comparison", "Disagreement", "JudgeRun",
-           "agreement", "compare", "pearson", "run_judges"]
+__all__ = ["DISAGREEMENTS", "KS", "Comparison", "JudgeRun", "PairAgreement", "PairDisagreement",
+           "from_outcomes", "pair_agreement", "pearson", "run_judges"]

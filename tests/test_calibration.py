@@ -201,7 +201,7 @@ def test_the_unsure_band_is_where_held_out_verdicts_are_poor(table, relation):
 
 
 def test_the_judge_card_states_what_the_bench_measured():
-    card = calibration.agreement()["local"]
+    card = calibration.held_out()["local"]
     assert card["command"] == "python bench/calibrate.py --judge local"
     relations = card["relations"]
     assert {"helps_answer", "supported_by", "toxic"} <= set(relations)

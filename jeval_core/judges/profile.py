@@ -207,11 +207,11 @@ CUTS = tuple(round(0.2 + 0.025 * i, 3) for i in range(25))
 
 def best_cut(p: np.ndarray, y: np.ndarray) -> float:
     """The cut whose verdicts agree best with the labels (Cohen's kappa); nearest 0.5 on ties."""
-    def agreement(c: float) -> float:
+    def kappa_at(c: float) -> float:
         found = kappa(p >= c, y == 1)
         return -1.0 if found is None else found
 
-    return max(CUTS, key=lambda c: (round(agreement(c), 6), -abs(c - 0.5)))
+    return max(CUTS, key=lambda c: (round(kappa_at(c), 6), -abs(c - 0.5)))
 
 
 def _cut_cross_validated(p: np.ndarray, y: np.ndarray, fold: np.ndarray, k: int

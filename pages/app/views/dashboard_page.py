@@ -1,5 +1,5 @@
-"""The Dashboard's parts: every stored run, the trend per dataset, one run in detail, two runs
-compared.
+"""The Dashboard's parts: every stored run, the trend per dataset, one run in detail, run A
+against run B.
 
 Read the store, call jeval_core (`runs.seed` once, `run_diff.diff_runs`), draw. A new
 history is never empty: the first visit loads a few clearly labelled example runs.

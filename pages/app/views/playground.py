@@ -674,7 +674,7 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
     box = st.expander("Judges side by side", key="compare_open", on_change="rerun")
     if box.open:
         with box:
-            compare(case, chosen, report)
+            each_judge(case, chosen, report)
     st.subheader("Export")
     draw.exports(report, case_payload(case, chosen))
     keep_as_run(case, chosen, report)
@@ -729,7 +729,7 @@ def what_if(report: Report) -> None:
             st.button("Back to the default thresholds", on_click=on_reset_thresholds)
 
 
-def compare(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
+def each_judge(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
     """local and lexical on the same case (offline, cached), and Jev's when it scored it."""
     if not st.toggle("Score this case with each judge", key="compare_on"):
         offline = " and ".join(judges.offline_names())
@@ -748,7 +748,7 @@ def compare(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
     if answered is not None and not is_stale(answered, pack(case, chosen)):
         reports[answered.judge] = answered
     if len(reports) >= 2:
-        draw.compare(reports)
+        draw.judges_table(reports)
 
 
 def presentation(case: Case, report: Report | None, stale: bool,
