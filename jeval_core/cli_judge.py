@@ -11,8 +11,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .calibration.profile import Profile
     from .judges import Judge
-    from .judges.profile import Profile
 
 # `--judge openai` only: how its questions are sent, and what its tokens cost
 OPENAI_FLAGS = {"endpoint": "--endpoint", "concurrency": "--per-case",
@@ -63,7 +63,7 @@ def calibration(value: str) -> Profile:
     the run store (`jeval calibrate ... --name NAME`)."""
     from pathlib import Path
 
-    from .judges.profile import Profile, ProfileError
+    from .calibration.profile import Profile, ProfileError
 
     path = Path(value)
     if value.endswith(".json") or path.is_file():

@@ -28,9 +28,9 @@ import numpy as np
 from ..errors import JevalError
 from ..evaluators import chunk_relevance
 from ..questions import HELPS_ANSWER
-from . import calibration
+from . import curves
+from .curves import HIDDEN
 from .fitting import P_CEILING, P_FLOOR, Verdicts, fit_signed, kappa, predict, unsure_band
-from .reader import HIDDEN
 
 if TYPE_CHECKING:
     from ..case import Case
@@ -229,7 +229,7 @@ def weights_of(kind: str, relation: str) -> int:
     """How many weights a curve of this kind has (its bias first)."""
     if kind == "recalibrated":
         return 2
-    signals = len(calibration.LOCAL_SIGNALS.get(relation, ())) + 2
+    signals = len(curves.LOCAL_SIGNALS.get(relation, ())) + 2
     return signals + HIDDEN if kind == "head" else signals
 
 
@@ -319,7 +319,7 @@ def _design(kind: str, t: Table) -> np.ndarray:
 def _signs(kind: str, relation: str) -> tuple[int, ...]:
     if kind == "recalibrated":
         return (1,)
-    signals = (1, *calibration.LOCAL_SIGNS[relation])
+    signals = (1, *curves.LOCAL_SIGNS[relation])
     # a dimension of the head's vector means nothing alone: either sign
     return (*signals, *[0] * HIDDEN) if kind == "head" else signals
 

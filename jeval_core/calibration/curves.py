@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..questions import Question
 
+HIDDEN = 384  # the reader's pooled vector, which its head reads (a profile can refit the head)
+
 
 @dataclass(frozen=True)
 class Logistic:
