@@ -18,7 +18,7 @@ Every question is built by the evaluators from a real Case and answered by the j
 the whole case in view, as in the app. Per relation and source it prints the held-out AUC,
 accuracy, F1 and the always-no baseline, for the committed curves ("now"), for the
 similarity judge beside the local one ("before"), and for a fresh fit ("refit", its
-constants to paste into calibration.py), then the unsure
+constants to paste into curves.py), then the unsure
 band measured on the held-out answers, and each example case's stated truth met.
 """
 
@@ -40,15 +40,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from jeval_core import casefile  # noqa: E402
-from jeval_core.case import Case  # noqa: E402
-from jeval_core.evaluators import (  # noqa: E402
-    chunk_relevance,
-    contextual_recall,
-    faithfulness,
-    hallucination,
-)
-from jeval_core.judges import calibration, lexical, local, similarity  # noqa: E402  # noqa: E402
-from jeval_core.judges.fitting import (  # noqa: E402
+from jeval_core.calibration import curves  # noqa: E402
+from jeval_core.calibration.fitting import (  # noqa: E402
     Verdicts,
     accuracy_in,
     fit_signed,
@@ -56,6 +49,14 @@ from jeval_core.judges.fitting import (  # noqa: E402
     predict,
     unsure_band,
 )
+from jeval_core.case import Case  # noqa: E402
+from jeval_core.evaluators import (  # noqa: E402
+    chunk_relevance,
+    contextual_recall,
+    faithfulness,
+    hallucination,
+)
+from jeval_core.judges import lexical, local, similarity  # noqa: E402  # noqa: E402
 from jeval_core.questions import (  # noqa: E402
     ATTRIBUTABLE_TO,
     CONTRADICTS,
@@ -72,8 +73,8 @@ CALIBRATION = ROOT / "assets" / "calibration"
 EXAMPLES = ROOT / "assets" / "examples"
 RIDGE = {"lexical": 1e-3, "local": 0.3, "similarity": 0.3}
 JUDGES = {"local": local.LocalJudge, "similarity": similarity.SimilarityJudge}
-SIGNS = {"local": calibration.LOCAL_SIGNS, "similarity": calibration.SIMILARITY_SIGNS}
-ALONE_COLS = {"similarity": calibration.ALONE}  # the similarity judge's chunk read alone
+SIGNS = {"local": curves.LOCAL_SIGNS, "similarity": curves.SIMILARITY_SIGNS}
+ALONE_COLS = {"similarity": curves.ALONE}  # the similarity judge's chunk read alone
 PROBABILITY = {"local": local.probability, "similarity": similarity.probability}
 ALONE = "helps_answer alone"  # the similarity judge's chunk read alone (SIMILARITY_ALONE)
 REAL_LIMIT = 500  # questions (or claims, sentences) per public source (a few minutes)
@@ -315,7 +316,7 @@ def refit(judge: str, table: Table) -> dict[str, np.ndarray]:
 
 def committed(judge: str, relation: str) -> Callable[[np.ndarray], np.ndarray]:
     if judge == "lexical":
-        return lambda X: np.array([calibration.LEXICAL[relation](x[0]) for x in X])
+        return lambda X: np.array([curves.LEXICAL[relation](x[0]) for x in X])
     return lambda X: np.array([PROBABILITY[judge](relation, tuple(x)) for x in X])
 
 
@@ -407,7 +408,7 @@ def main() -> None:
                         help="--judge openai: held-out questions asked (default 120)")
     parser.add_argument("--write", action="store_true",
                         help="write the held-out figures and unsure bands of the committed "
-                             "curves to jeval_core/judges/agreement.json (the judge card)")
+                             "curves to jeval_core/calibration/agreement.json (the judge card)")
     parser.add_argument("--committed-only", action="store_true",
                         help="only the labelled data in this repository (no public sources)")
     args = parser.parse_args()
@@ -450,10 +451,10 @@ def main() -> None:
         print(f"wrote {AGREEMENT.relative_to(ROOT)}")
 
 
-AGREEMENT = ROOT / "jeval_core" / "judges" / "agreement.json"
+AGREEMENT = ROOT / "jeval_core" / "calibration" / "agreement.json"
 
 
-def agreement(judge: str, table: Table, examples_met: tuple[int, int]) -> dict:
+def measured(judge: str, table: Table, examples_met: tuple[int, int]) -> dict:
     """The judge card's figures: per relation, each source's held-out verdicts and the
     unsure band, as the committed curves give them."""
     found = bands(judge, table)
@@ -474,7 +475,7 @@ def agreement(judge: str, table: Table, examples_met: tuple[int, int]) -> dict:
 
 def write_agreement(judge: str, table: Table, examples_met: tuple[int, int]) -> None:
     data = json.loads(AGREEMENT.read_text("utf-8")) if AGREEMENT.exists() else {}
-    fresh = agreement(judge, table, examples_met)
+    fresh = measured(judge, table, examples_met)
     kept = data.get(judge, {}).get("relations", {})
     if "custom" in kept:  # measured by bench/custom_questions.py, not here
         fresh["relations"]["custom"] = kept["custom"]

@@ -13,7 +13,7 @@ round-robin across sources and question types so that each is measured. Prints, 
 and source, AUC / accuracy / F1 at p >= 0.5 beside answering no to all, the questions the
 model gave no yes/no probability for, the requests and the share of input tokens served from
 the prefix cache, then each example case's stated truth met. `--write` puts the figures in
-jeval_core/judges/agreement.json under "openai" (the judge card shows them).
+jeval_core/calibration/agreement.json under "openai" (the judge card shows them).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ for where in (ROOT, ROOT / "tests"):
         sys.path.insert(0, str(where))
 
 from bench import calibrate  # noqa: E402
+from jeval_core.calibration.fitting import Verdicts  # noqa: E402
 from jeval_core.errors import JevalError  # noqa: E402
-from jeval_core.judges.fitting import Verdicts  # noqa: E402
 from jeval_core.judges.http import RetryPolicy  # noqa: E402
 from jeval_core.judges.openai_compat import OpenAIJudge, QuestionsUnanswered  # noqa: E402
 from jeval_core.questions import RELATIONS  # noqa: E402

@@ -7,7 +7,7 @@ to everything; then the curve is fitted on both and printed as the constants to 
 
     python bench/custom_questions.py [--judge local|lexical] [--write]
 
---write keeps the held-out figures and the unsure band in jeval_core/judges/agreement.json
+--write keeps the held-out figures and the unsure band in jeval_core/calibration/agreement.json
 (relation "custom"), which the judge card and the unsure verdicts read.
 """
 
@@ -24,14 +24,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from jeval_core import judges  # noqa: E402
+from jeval_core.calibration import curves, fitting  # noqa: E402
 from jeval_core.case import Case  # noqa: E402
 from jeval_core.evaluators.custom import Definition, evaluator  # noqa: E402
-from jeval_core.judges import calibration, custom_signals, fitting  # noqa: E402
+from jeval_core.judges import custom_signals  # noqa: E402
 from jeval_core.judges.lexical import similarity  # noqa: E402
 from jeval_core.request import pack  # noqa: E402
 
 DATA = ROOT / "assets" / "calibration" / "custom"
-AGREEMENT = ROOT / "jeval_core" / "judges" / "agreement.json"
+AGREEMENT = ROOT / "jeval_core" / "calibration" / "agreement.json"
 RIDGE = 0.1  # the signals are cosine differences near 0.1: a heavier ridge flattens them
 
 
@@ -64,8 +65,8 @@ def table(judge_name: str, lines: list[dict]) -> tuple[np.ndarray, np.ndarray]:
     return np.array(X, dtype=float), np.array(y, dtype=float)
 
 
-def committed(judge_name: str) -> calibration.Linear:
-    return calibration.LOCAL["custom"] if judge_name == "local" else calibration.LEXICAL_CUSTOM
+def committed(judge_name: str) -> curves.Linear:
+    return curves.LOCAL["custom"] if judge_name == "local" else curves.LEXICAL_CUSTOM
 
 
 def fmt(v: fitting.Verdicts) -> str:
@@ -81,7 +82,7 @@ def main() -> None:
                         help="keep the committed curve's held-out figures in agreement.json")
     args = parser.parse_args()
     sets = {name: table(args.judge, rows(f"{name}.jsonl")) for name in ("set_a", "set_b")}
-    signs = calibration.CUSTOM_SIGNS
+    signs = curves.CUSTOM_SIGNS
     print(f"judge {args.judge}; signals: {', '.join(custom_signals.NAMES)}")
     held_p, held_y, figures = [], [], {}
     for name, (X, y) in sets.items():

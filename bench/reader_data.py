@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import realdata  # noqa: E402
-from jeval_core.judges.fitting import held_out_part  # noqa: E402
+from jeval_core.calibration.fitting import held_out_part  # noqa: E402
 from jeval_core.judges.reader import NLI_LABELS, query  # noqa: E402
 
 CALIBRATION = ROOT / "assets" / "calibration"

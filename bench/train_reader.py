@@ -185,7 +185,7 @@ def held_out_figures(int8: Path) -> None:
     measures the whole judge, curves and case signals included)."""
     from bench import realdata
     from bench.reader_data import ENTAILED, REFUTED
-    from jeval_core.judges.fitting import Verdicts, held_out_part
+    from jeval_core.calibration.fitting import Verdicts, held_out_part
 
     model = reader.Model(int8)
     print(f"\nheld-out, raw reader at p >= 0.5 ({int8.name}, sha256 "

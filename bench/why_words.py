@@ -25,9 +25,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import realdata  # noqa: E402
+from jeval_core.calibration.fitting import held_out_part  # noqa: E402
 from jeval_core.case import Case  # noqa: E402
 from jeval_core.evaluators import chunk_relevance  # noqa: E402
-from jeval_core.judges.fitting import held_out_part  # noqa: E402
 from jeval_core.judges.lexical import stopwords  # noqa: E402
 from jeval_core.judges.local import LocalJudge  # noqa: E402
 from jeval_core.request import pack  # noqa: E402

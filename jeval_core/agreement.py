@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .judges.fitting import auc, kappa
+from .calibration.fitting import auc, kappa
 from .labels import CHUNK_RELEVANCE, Labels
 from .results import Result
 

@@ -87,8 +87,8 @@ def main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from . import datasets, judges
+    from .calibration import profile
     from .errors import CaseError
-    from .judges import profile
 
     if not 2 <= args.folds <= 20:
         raise CaseError(f"--folds {args.folds}: choose 2 to 20 folds")

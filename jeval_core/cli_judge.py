@@ -11,8 +11,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .calibration.profile import Profile
     from .judges import Judge
-    from .judges.profile import Profile
 
 # `--judge openai` only: how its questions are sent, and what its tokens cost
 OPENAI_FLAGS = {"endpoint": "--endpoint", "concurrency": "--per-case",
@@ -63,8 +63,8 @@ def calibration(value: str) -> Profile:
     the run store (`jeval calibrate ... --name NAME`)."""
     from pathlib import Path
 
+    from .calibration.profile import MAX_BYTES, Profile, ProfileError
     from .files import read_capped
-    from .judges.profile import MAX_BYTES, Profile, ProfileError
     from .text import one_line
 
     path = Path(value)

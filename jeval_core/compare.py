@@ -1,35 +1,32 @@
-"""Judges side by side on one dataset, rankings by rank position, and two runs compared.
+"""Judges side by side on one dataset.
 
 `run_judges` scores a dataset once per judge with `runs.run_dataset`, so every judge's pass is
 also a stored run (on the Dashboard, resumable, with the same summary as the Dataset page);
-the store costs a few writes per case, nothing next to a judge's answer. `compare` then reads
-the outcomes only: per pair of judges, how often their verdicts agree question by question
+the store costs a few writes per case, nothing next to a judge's answer. `from_outcomes` then
+reads the outcomes only: per pair of judges, how often their verdicts agree question by question
 (matched by evaluator and question id), the Pearson correlation of their p, and the questions
 where their p are furthest apart; per judge, the chunk verdicts against human labels
 (`aggregate.summarise`); and for the dataset, the retriever's ranking against the reranked one
-by precision@k and by rank position (from the labels, so no judge is needed for it).
-
-`diff_runs` compares two stored runs case by case: which cases flipped between pass and fail,
-and the reasons each side gave.
+by precision@k and by rank position (`ranking.precision_by_rank`, from the labels, so no
+judge is needed for it). Two stored runs case by case are `run_diff`'s.
 """
 
 from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 from . import evaluators as registry
-from . import verdicts
 from .address import Address
 from .aggregate import KS, RankingSummary, Scoring, Summary, summarise
 from .datasets import Dataset, DatasetRow
 from .errors import JevalError
 from .evaluators import Evaluator
 from .judges.base import Judge
-from .records import CaseRow
+from .ranking import RankPrecision, orders_of_rows, precision_by_rank
 from .results import Result, is_yes
 from .runs import Progress, StoredOutcome, open_run, run_dataset
 from .store import Store
@@ -58,7 +55,7 @@ def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
 
 
 @dataclass(frozen=True)
-class Disagreement:
+class PairDisagreement:
     """One question two judges answered far apart."""
 
     index: int  # the row in the dataset
@@ -79,7 +76,7 @@ class Disagreement:
         return is_yes(self.p_a) != is_yes(self.p_b)
 
 @dataclass(frozen=True)
-class Agreement:
+class PairAgreement:
     """How far two judges agree on the questions both answered."""
 
     a: str
@@ -90,7 +87,7 @@ class Agreement:
     cases: int = 0  # cases both gave a verdict on
     same_cases: int = 0  # of those, with the same pass/fail
     by_evaluator: dict[str, tuple[int, int]] = field(default_factory=dict)  # (questions, same)
-    disagreements: list[Disagreement] = field(default_factory=list)  # largest gap first
+    disagreements: list[PairDisagreement] = field(default_factory=list)  # largest gap first
 
     @property
     def rate(self) -> float | None:
@@ -114,55 +111,12 @@ class JudgeRun:
     first_error: str | None = None  # why the first case it could not answer was not scored
 
 @dataclass(frozen=True)
-class RankPrecision:
-    """At one rank position: the share of rows whose chunk there is relevant (labels).
-
-    `retriever` is over every labelled row long enough; `retriever_on_reranked` and
-    `reranked` over the rows that also give a reranked order, so those two are a fair pair.
-    """
-
-    rank: int  # 1-based
-    retriever: float | None
-    retriever_cases: int
-    retriever_on_reranked: float | None = None
-    reranked: float | None = None
-    reranked_cases: int = 0
-
-LabelOrder = tuple[Sequence[bool], Sequence[bool] | None]
-
-
-def orders_of_rows(rows: Iterable[DatasetRow]) -> list[LabelOrder]:
-    """Per labelled row: relevance in the retriever's order and, if given, the reranked one."""
-    return [(r.ranked_labels, r.reranked_labels()) for r in rows
-            if r.ranked_labels is not None]
-
-
-def precision_by_rank(orders: Sequence[LabelOrder]) -> list[RankPrecision]:
-    """How often the chunk at each rank is relevant, retriever against reranker: where in the
-    list the relevant chunks sit (a good reranker moves them up)."""
-    depth = max((len(first) for first, _ in orders), default=0)
-    paired = [(first, second) for first, second in orders if second is not None]
-
-    def share(lists: Sequence[Sequence[bool]], rank: int) -> tuple[float | None, int]:
-        here = [bool(items[rank]) for items in lists if len(items) > rank]
-        return (sum(here) / len(here) if here else None), len(here)
-
-    out = []
-    for rank in range(depth):
-        retriever, n = share([first for first, _ in orders], rank)
-        on_reranked, _ = share([first for first, _ in paired], rank)
-        reranked, m = share([second for _, second in paired if second is not None], rank)
-        out.append(RankPrecision(rank + 1, retriever, n, on_reranked, reranked, m))
-    return out
-
-
-@dataclass(frozen=True)
 class Comparison:
     """A dataset scored by several judges, side by side."""
 
     dataset: str
     judges: list[JudgeRun]
-    pairs: list[Agreement]
+    pairs: list[PairAgreement]
     ranking: RankingSummary | None  # retriever vs reranked precision@k, from the labels
     by_rank: list[RankPrecision] = field(default_factory=list)
     cancelled: bool = False  # stopped early: the numbers cover the cases that finished
@@ -172,9 +126,9 @@ def _answers(result: Result) -> dict[str, tuple[float, Address, str]]:
     return {d.id: (d.p, d.address, d.question) for d in result.details}
 
 
-def agreement(rows: Sequence[DatasetRow], a: str, outcomes_a: Mapping[int, Scoring],
-              b: str, outcomes_b: Mapping[int, Scoring],
-              keep: int = DISAGREEMENTS) -> Agreement:
+def pair_agreement(rows: Sequence[DatasetRow], a: str, outcomes_a: Mapping[int, Scoring],
+                   b: str, outcomes_b: Mapping[int, Scoring],
+                   keep: int = DISAGREEMENTS) -> PairAgreement:
     """Two judges' answers matched case by case, evaluator by evaluator, question by
     question id; questions only one judge answered (a skipped evaluator, an errored case)
     are left out of every number."""
@@ -182,7 +136,7 @@ def agreement(rows: Sequence[DatasetRow], a: str, outcomes_a: Mapping[int, Scori
     pb: list[float] = []
     same = cases = same_cases = 0
     by_evaluator: dict[str, list[int]] = {}
-    found: list[Disagreement] = []
+    found: list[PairDisagreement] = []
     for index in sorted(set(outcomes_a) & set(outcomes_b)):
         ra, rb = outcomes_a[index].report, outcomes_b[index].report
         if ra is None or rb is None or index >= len(rows):
@@ -206,10 +160,10 @@ def agreement(rows: Sequence[DatasetRow], a: str, outcomes_a: Mapping[int, Scori
                 tally = by_evaluator.setdefault(name, [0, 0])
                 tally[0] += 1
                 tally[1] += agree
-                found.append(Disagreement(index, rows[index].id, name, qid, judged, question,
-                                          p, q))
+                found.append(PairDisagreement(index, rows[index].id, name, qid, judged,
+                                              question, p, q))
     found.sort(key=lambda d: (-d.gap, d.index, d.evaluator, d.question_id))
-    return Agreement(a, b, len(pa), same, pearson(pa, pb), cases, same_cases,
+    return PairAgreement(a, b, len(pa), same, pearson(pa, pb), cases, same_cases,
                      {name: (q, s) for name, (q, s) in sorted(by_evaluator.items())},
                      [d for d in found[:keep] if d.gap > 0])
 
@@ -222,9 +176,9 @@ def _first_error(outcomes: Mapping[int, Scoring]) -> str | None:
     return None
 
 
-def compare(dataset: Dataset, outcomes: Mapping[str, Mapping[int, Scoring]],
-            runs: Mapping[str, tuple[str | None, str]] | None = None,
-            cancelled: bool = False, keep: int = DISAGREEMENTS) -> Comparison:
+def from_outcomes(dataset: Dataset, outcomes: Mapping[str, Mapping[int, Scoring]],
+                  runs: Mapping[str, tuple[str | None, str]] | None = None,
+                  cancelled: bool = False, keep: int = DISAGREEMENTS) -> Comparison:
     """Judges side by side from their outcomes (by judge name, then row index). `runs` gives
     each judge's (stored run id, status) when the outcomes came from a run."""
     if len(outcomes) < 2:
@@ -233,7 +187,7 @@ def compare(dataset: Dataset, outcomes: Mapping[str, Mapping[int, Scoring]],
     judged = [JudgeRun(name, summarise(dataset.rows, list(found.values())),
                        *runs.get(name, (None, "finished")), _first_error(found))
               for name, found in outcomes.items()]
-    pairs = [agreement(dataset.rows, a, outcomes[a], b, outcomes[b], keep)
+    pairs = [pair_agreement(dataset.rows, a, outcomes[a], b, outcomes[b], keep)
              for a, b in combinations(outcomes, 2)]
     orders = orders_of_rows(dataset.rows)
     return Comparison(dataset.name, judged, pairs, summarise(dataset.rows, []).ranking,
@@ -253,7 +207,7 @@ def run_judges(
     keep: int = DISAGREEMENTS,
 ) -> Comparison:
     """Score `dataset` with each judge in turn (each pass a stored run named after the
-    comparison), then `compare` them. Judge names must differ.
+    comparison), then compare them (`from_outcomes`). Judge names must differ.
 
     Once `cancel` is set the comparison stops and covers the cases that finished. A judge may
     stop its pass at once by raising KeyboardInterrupt when `cancel` is set (`run_dataset`
@@ -299,7 +253,7 @@ def run_judges(
     for judge in judges:  # judges that never ran still get a column, with nothing in it
         outcomes.setdefault(judge.name, {})
         runs.setdefault(judge.name, (None, "not run"))
-    found = compare(dataset, outcomes, runs, cancelled=stopped, keep=keep)
+    found = from_outcomes(dataset, outcomes, runs, cancelled=stopped, keep=keep)
     return _with_questions(found, store)
 
 
@@ -330,77 +284,5 @@ def _with_questions(found: Comparison, store: Store) -> Comparison:
     return replace(found, pairs=pairs)
 
 
-# --- two stored runs, case by case ----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Flip:
-    """A case whose overall verdict changed between two runs, with each side's reasons."""
-
-    case_id: str
-    input: str
-    before: bool | None  # run A's verdict (None: not scored there)
-    after: bool | None
-    why_before: str
-    why_after: str
-
-@dataclass(frozen=True)
-class RunDiff:
-    """Run A against run B, matched by case id."""
-
-    matched: int  # cases in both runs
-    same: int  # of those, with the same verdict
-    flips: list[Flip]  # the others, pass -> fail first
-    only_a: int = 0
-    only_b: int = 0
-
-    @property
-    def to_fail(self) -> int:
-        return sum(1 for f in self.flips if f.before is True and f.after is False)
-
-    @property
-    def to_pass(self) -> int:
-        return sum(1 for f in self.flips if f.before is False and f.after is True)
-
-def _verdict_line(name: str, result: Result) -> str:
-    verdict = verdicts.of_result(result)
-    if result.skipped:
-        return f"{name} {verdict}: {result.reason}".strip()
-    return f"{name} {result.score:.2f} {verdict}: {result.reason}".strip()
-
-
-def _why(mine: CaseRow, other: CaseRow | None) -> str:
-    """The reasons that explain a verdict: evaluators whose verdict differs from the other
-    run's, else the failing ones, else every one; an error when the case was not scored."""
-    if mine.report is None:
-        return f"not scored: {mine.error or 'no result'}"
-    results = mine.results
-    theirs = other.results if other is not None else {}
-    changed = [n for n, r in results.items() if n in theirs and r.passed != theirs[n].passed]
-    failing = [n for n, r in results.items() if r.passed is False]
-    names = changed or failing or list(results)
-    return " · ".join(_verdict_line(n, results[n]) for n in names)
-
-
-def diff_runs(a: Sequence[CaseRow], b: Sequence[CaseRow]) -> RunDiff:
-    """Which cases flipped between run A and run B (matched by case id), and why."""
-    first = {row.case_id: row for row in a}
-    second = {row.case_id: row for row in b}
-    both = [cid for cid in first if cid in second]
-    flips = []
-    for cid in both:
-        x, y = first[cid], second[cid]
-        if x.passed == y.passed:
-            continue
-        flips.append(Flip(cid, x.case.input, x.passed, y.passed,
-                          _why(x, y), _why(y, x)))
-    order: dict[tuple[bool | None, bool | None], int] = {(True, False): 0, (False, True): 1}
-    flips.sort(key=lambda f: order.get((f.before, f.after), 2))  # stable: dataset order kept
-    return RunDiff(len(both), len(both) - len(flips), flips,
-                   only_a=sum(1 for cid in first if cid not in second),
-                   only_b=sum(1 for cid in second if cid not in first))
-
-
-__all__ = ["DISAGREEMENTS", "KS", "Agreement", "Comparison", "Disagreement", "Flip",
-           "JudgeRun", "RankPrecision", "RunDiff", "agreement", "compare", "diff_runs",
-           "orders_of_rows", "pearson", "precision_by_rank", "run_judges"]
+__all__ = ["DISAGREEMENTS", "KS", "Comparison", "JudgeRun", "PairAgreement", "PairDisagreement",
+           "from_outcomes", "pair_agreement", "pearson", "run_judges"]

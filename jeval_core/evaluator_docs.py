@@ -35,7 +35,7 @@ class Aggregation:
 
 
 @dataclass(frozen=True)
-class Docs:
+class PageDocs:
     """What the Metrics page adds to an evaluator's own docs (seed 000's sections)."""
 
     result_shape: str
@@ -142,11 +142,11 @@ def faq(evaluator: Evaluator, questions: int) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def docs(evaluator: Evaluator) -> Docs:
+def docs(evaluator: Evaluator) -> PageDocs:
     """Seed 000's sections for `evaluator`, generated."""
     request = example_request(evaluator)
     case = _case(request)
     asked = evaluator.questions(case)
     per_chunk = any(q.relation == HELPS_ANSWER for q in asked)
-    return Docs(result_shape(evaluator), request, len(asked),
+    return PageDocs(result_shape(evaluator), request, len(asked),
                 aggregate_with(evaluator, per_chunk), faq(evaluator, len(asked)))

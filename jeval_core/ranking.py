@@ -5,14 +5,22 @@ retriever's or a reranker's. The definitions are the usual ones (as RAGAS, Phoen
 TREC tools compute them), with binary relevance: a query with no relevant chunk scores
 0 on every metric but nDCG and recall, which are undefined there (None) and left out of
 a mean rather than counted as a perfect or a zero.
+
+`precision_by_rank` reads a dataset's labels position by position: how often the chunk at
+each rank is relevant, in the retriever's order and in the reranked one.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .errors import JevalError
+
+if TYPE_CHECKING:
+    from .datasets import DatasetRow
 
 
 def _check(k: int, metric: str) -> None:
@@ -64,3 +72,48 @@ def mean(values: Iterable[float | None]) -> float | None:
     kept = [v for v in values if v is not None]
     return sum(kept) / len(kept) if kept else None
 
+
+# --- precision at each rank position, retriever against reranker --------------------------
+
+
+@dataclass(frozen=True)
+class RankPrecision:
+    """At one rank position: the share of rows whose chunk there is relevant (labels).
+
+    `retriever` is over every labelled row long enough; `retriever_on_reranked` and
+    `reranked` over the rows that also give a reranked order, so those two are a fair pair.
+    """
+
+    rank: int  # 1-based
+    retriever: float | None
+    retriever_cases: int
+    retriever_on_reranked: float | None = None
+    reranked: float | None = None
+    reranked_cases: int = 0
+
+LabelOrder = tuple[Sequence[bool], Sequence[bool] | None]
+
+
+def orders_of_rows(rows: Iterable[DatasetRow]) -> list[LabelOrder]:
+    """Per labelled row: relevance in the retriever's order and, if given, the reranked one."""
+    return [(r.ranked_labels, r.reranked_labels()) for r in rows
+            if r.ranked_labels is not None]
+
+
+def precision_by_rank(orders: Sequence[LabelOrder]) -> list[RankPrecision]:
+    """How often the chunk at each rank is relevant, retriever against reranker: where in the
+    list the relevant chunks sit (a good reranker moves them up)."""
+    depth = max((len(first) for first, _ in orders), default=0)
+    paired = [(first, second) for first, second in orders if second is not None]
+
+    def share(lists: Sequence[Sequence[bool]], rank: int) -> tuple[float | None, int]:
+        here = [bool(items[rank]) for items in lists if len(items) > rank]
+        return (sum(here) / len(here) if here else None), len(here)
+
+    out = []
+    for rank in range(depth):
+        retriever, n = share([first for first, _ in orders], rank)
+        on_reranked, _ = share([first for first, _ in paired], rank)
+        reranked, m = share([second for _, second in paired if second is not None], rank)
+        out.append(RankPrecision(rank + 1, retriever, n, on_reranked, reranked, m))
+    return out

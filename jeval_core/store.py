@@ -39,7 +39,7 @@ from .records import CaseRow, RunSummary, StoredReport
 from .text import REDACTED, one_line, redact
 
 if TYPE_CHECKING:
-    from .judges.profile import Profile
+    from .calibration.profile import Profile
     from .labels import Labels
 
 ENV = "JEVAL_DB"
@@ -641,7 +641,7 @@ class Store:
     def profiles(self) -> list[Profile]:
         """Every stored profile that reads as one, newest first (a damaged one judges
         nothing: `profile(name)` says what is wrong with it)."""
-        from .judges.profile import Profile, ProfileError
+        from .calibration.profile import Profile, ProfileError
 
         rows = self._read(lambda conn: conn.execute(
             sa.select(profiles_t.c.body).order_by(profiles_t.c.created.desc(),
@@ -654,7 +654,7 @@ class Store:
 
     def profile(self, name: str) -> Profile:
         """The stored profile of this name; a clear error naming the ones there are."""
-        from .judges.profile import Profile, ProfileError
+        from .calibration.profile import Profile, ProfileError
 
         body = self._read(lambda conn: conn.execute(
             sa.select(profiles_t.c.body).where(profiles_t.c.name == name)).scalar())

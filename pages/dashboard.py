@@ -1,4 +1,4 @@
-"""Dashboard: every stored run, the trend per dataset, one run in detail, two runs compared."""
+"""Dashboard: every stored run, the trend per dataset, one run in detail, run A against run B."""
 
 from pages.app.views import dashboard_page
 from pages.app.views.boundary import boundary

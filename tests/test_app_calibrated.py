@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from test_app_compare import RAW, shown
 
 from jeval_core import datasets, judges
-from jeval_core.judges import profile
+from jeval_core.calibration import profile
 from jeval_core.store import open_store
 
 LABELLED = ROOT / "assets" / "datasets" / "labelled_helpdesk.jsonl"

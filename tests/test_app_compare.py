@@ -77,8 +77,8 @@ def test_local_and_lexical_show_how_often_they_agree():
     dataset = datasets.read(RAW, "three.jsonl")
     outcomes = {j: {c.index: StoredOutcome(c.index, c.report) for c in cases}
                 for j, cases in by_judge.items()}
-    pair = compare.agreement(dataset.rows, "local", outcomes["local"], "lexical",
-                             outcomes["lexical"])
+    pair = compare.pair_agreement(dataset.rows, "local", outcomes["local"], "lexical",
+                                  outcomes["lexical"])
     assert pair.questions == 8  # 3 + 3 + 2 chunks, one chunk_relevance question each
     assert metric(at, "same verdicts") == f"{pair.rate:.0%}"
     assert metric(at, "correlation of p") == (

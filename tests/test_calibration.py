@@ -16,8 +16,8 @@ import pytest
 
 from bench import calibrate
 from jeval_core import Case, casefile, evaluators, judges, score
-from jeval_core.judges import calibration
-from jeval_core.judges.fitting import accuracy_in, held_out_part
+from jeval_core.calibration import curves
+from jeval_core.calibration.fitting import accuracy_in, held_out_part
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 
@@ -190,7 +190,7 @@ def test_ordinary_sentences_are_rarely_called_toxic(measured):
 def test_the_unsure_band_is_where_held_out_verdicts_are_poor(table, relation):
     """The committed band comes from a fit (bench/calibrate.py --write); on this repository's
     held-out answers, verdicts inside it are right far less often than outside it."""
-    band = calibration.LOCAL_UNSURE[relation]
+    band = curves.LOCAL_UNSURE[relation]
     assert band[0] <= 0.5 < band[1]
     X, y, _, parts = table.arrays(relation)
     held = parts == "measure"
@@ -201,7 +201,7 @@ def test_the_unsure_band_is_where_held_out_verdicts_are_poor(table, relation):
 
 
 def test_the_judge_card_states_what_the_bench_measured():
-    card = calibration.agreement()["local"]
+    card = curves.held_out()["local"]
     assert card["command"] == "python bench/calibrate.py --judge local"
     relations = card["relations"]
     assert {"helps_answer", "supported_by", "toxic"} <= set(relations)

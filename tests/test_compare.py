@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from jeval_core import compare, datasets
+from jeval_core import compare, datasets, ranking, run_diff
 from jeval_core.address import Address
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS
@@ -173,8 +173,8 @@ def test_the_pair_agrees_on_half_the_questions(dataset, store):
 def test_precision_by_rank_from_stored_cases_matches_the_rows(dataset):
     stored = [CaseRow(i, r.id, r.to_dict(), None, None, None, {}, 0, 0.0)
               for i, r in enumerate(dataset.rows)]
-    assert compare.orders_of_rows(c.row for c in stored if c.row is not None) == \
-        compare.orders_of_rows(dataset.rows)
+    assert ranking.orders_of_rows(c.row for c in stored if c.row is not None) == \
+        ranking.orders_of_rows(dataset.rows)
 
 
 # --- two runs ---------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def test_two_runs_show_which_cases_flipped_and_why():
          case("z", True, 1.0, "all help."), case("only-a", True, 1.0)]
     b = [case("x", False, 0.25, "1 of 4 chunks help."), case("y", True, 0.5, "2 of 4."),
          case("z", True, 1.0, "all help."), case("only-b", None)]
-    diff = compare.diff_runs(a, b)
+    diff = run_diff.diff_runs(a, b)
     assert (diff.matched, diff.same, diff.to_fail, diff.to_pass) == (3, 1, 1, 1)
     assert (diff.only_a, diff.only_b) == (1, 1)
     first = diff.flips[0]
@@ -205,5 +205,5 @@ def test_two_runs_show_which_cases_flipped_and_why():
 
 
 def test_a_case_the_judge_could_not_answer_says_so():
-    diff = compare.diff_runs([case("x", True, 1.0, "ok")], [case("x", None)])
+    diff = run_diff.diff_runs([case("x", True, 1.0, "ok")], [case("x", None)])
     assert diff.flips[0].why_after == "not scored: the judge could not answer"

@@ -17,8 +17,8 @@ import pytest
 from test_hostile import ANSI_CLEAR, MULTI_LINE, assert_one_line_failure, run_cli
 
 from jeval_core import evaluator_files, evaluators, judges
+from jeval_core.calibration.profile import Curve, Figures, Fitted, Profile, ProfileError
 from jeval_core.case import Case
-from jeval_core.judges.profile import Curve, Figures, Fitted, Profile, ProfileError
 from jeval_core.scoring import score
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -378,7 +378,7 @@ def test_a_reloaded_playground_is_held_at_the_cap_set_before_the_reload(monkeypa
 
 def test_duplicated_cases_do_not_leak_into_the_held_out_folds():
     from jeval_core import datasets
-    from jeval_core.judges import profile
+    from jeval_core.calibration import profile
 
     data = datasets.load(ROOT / "assets" / "datasets" / "labelled_helpdesk.jsonl")
     rows = profile.labelled(data.rows)

@@ -12,7 +12,7 @@ from jevcompat.mock import MockConfig, Running
 
 from jeval_core import evaluators, wire
 from jeval_core.judges import Usage
-from jeval_core.judges.jev import Cancelled, JevJudge, RetryPolicy
+from jeval_core.judges.jev import JevJudge, RequestCancelled, RetryPolicy
 from jeval_core.live import (
     Cap,
     Ledger,
@@ -230,7 +230,7 @@ def test_cancel_stops_the_jev_judge_at_once():
         judge = JevJudge(api_key=KEY, base_url=slow.url, retry=FAST)
         threading.Timer(0.3, judge.cancel).start()
         started = time.monotonic()
-        with pytest.raises(Cancelled):
+        with pytest.raises(RequestCancelled):
             run(packed_for("x"), judge)
         assert time.monotonic() - started < 2
         judge.close()

@@ -10,7 +10,7 @@ import pytest
 from conftest import load_case
 
 from jeval_core import Case, JudgeError, evaluators, score
-from jeval_core.judges import calibration
+from jeval_core.calibration import curves
 from jeval_core.judges.embedder import _verified, embedder
 from jeval_core.judges.similarity import SimilarityJudge, missing_number_share, numbers
 from jeval_core.questions import RELATIONS, Operand, Question
@@ -83,8 +83,8 @@ def test_numbers_are_normalised():
 
 @pytest.mark.parametrize("relation", RELATIONS)
 def test_every_relation_has_a_curve_for_every_offline_judge(relation):
-    assert relation in calibration.SIMILARITY and relation in calibration.LEXICAL
-    assert relation in calibration.LOCAL
+    assert relation in curves.SIMILARITY and relation in curves.LEXICAL
+    assert relation in curves.LOCAL
 
 
 

@@ -1,6 +1,6 @@
 """The judge card: how far an offline judge agrees with human labels it was not fitted on.
 
-Every figure comes from `calibration.agreement()`, which `bench/calibrate.py --write`
+Every figure comes from `curves.held_out()`, which `bench/calibrate.py --write`
 measured on the held-out part of each labelled source; the card says which command
 reproduces it, and puts each accuracy next to answering "no" to every question.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..calibration import curves
 from ..questions import CUSTOM, RELATIONS
-from . import calibration
 
 # What each relation is, in the words of the evaluators that ask it.
 ASKED_BY = {
@@ -59,7 +59,7 @@ class Card:
 
 def card(judge: str) -> Card:
     """The card of an offline judge (no rows for a judge nobody measured here)."""
-    data = calibration.agreement().get(judge, {})
+    data = curves.held_out().get(judge, {})
     rows = []
     relations = data.get("relations", {})
     order = (*RELATIONS, CUSTOM)

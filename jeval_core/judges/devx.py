@@ -33,6 +33,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from ..calibration import curves
 from ..questions import (
     ATTRIBUTABLE_TO,
     CONTRADICTS,
@@ -44,7 +45,7 @@ from ..questions import (
     Question,
 )
 from ..text import has_text
-from . import calibration, custom_signals, lexical
+from . import custom_signals, lexical
 from .base import Answers, Direct, OfflineJudge
 from .natural_stopwords import WORDS
 
@@ -273,7 +274,7 @@ class DevxJudge(OfflineJudge):
         # devx-ai has no formula for a person's own question: those are read as the lexical
         # judge reads them (word overlap on a fitted curve), and marked approximate
         custom = {wid: q for wid, q in packed.asked.items() if q.relation == CUSTOM}
-        p = {wid: calibration.LEXICAL_CUSTOM(x)
+        p = {wid: curves.LEXICAL_CUSTOM(x)
              for wid, x in custom_signals.features(custom, lexical.similarity).items()}
         p.update({wid: signal(q) for wid, q in packed.asked.items() if wid not in custom})
         direct: dict[str, Direct] = {}

@@ -105,7 +105,7 @@ def check_base_url(raw: str, example: str, key_variable: str) -> str:
     return raw
 
 
-class Cancelled(JudgeError):
+class RequestCancelled(JudgeError):
     """`cancel()` was called while the request was in flight: its answer will not be read."""
 
 
@@ -164,7 +164,7 @@ class Connection:
 
     def check_cancelled(self) -> None:
         if self._cancelled.is_set():
-            raise Cancelled("cancelled: a newer request superseded this one")
+            raise RequestCancelled("cancelled: a newer request superseded this one")
 
     def deadline(self) -> float:
         """The monotonic time by which a whole exchange (retries included) must end."""

@@ -22,10 +22,10 @@ from ..errors import JudgeError
 from ..limits import RateLimiter
 from ..text import one_line, own_secrets
 from .base import Answers, Usage
-from .http import (  # noqa: F401  (Cancelled, RetryPolicy: imported from here by callers)
-    Cancelled,
+from .http import (  # noqa: F401  (RequestCancelled, RetryPolicy: imported from here by callers)
     Connection,
     Reply,
+    RequestCancelled,
     RetryPolicy,
     Secret,
     as_secret,
@@ -122,7 +122,7 @@ class JevJudge:
 
     def cancel(self) -> None:
         """Stop a request in flight from another thread: the caller of `answer` gets
-        `Cancelled` at once (no retry follows), and the reply is not read any further. A
+        `RequestCancelled` at once (no retry follows), and the reply is not read any further. A
         request already sent may still be billed by the server."""
         self._http.cancel()
 

@@ -5,7 +5,7 @@ unsupported      = share of the output's significant tokens absent from the cont
 toxicity         = share of tokens flagged by a profanity word list
 
 Each question is answered from its operands; the raw signal becomes p(true) through the
-per-relation calibration in `calibration.LEXICAL`. It sees words, not meaning: it
+per-relation calibration in `curves.LEXICAL`. It sees words, not meaning: it
 approximates the judge.
 """
 
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from rapidfuzz.distance import Jaro
 
 from .. import sentences
+from ..calibration import curves
 from ..questions import (
     ATTRIBUTABLE_TO,
     CONTRADICTS,
@@ -30,7 +31,7 @@ from ..questions import (
     TOXIC,
     Question,
 )
-from . import calibration, custom_signals
+from . import custom_signals
 from .base import Answers, OfflineJudge
 
 if TYPE_CHECKING:
@@ -160,8 +161,8 @@ class LexicalJudge(OfflineJudge):
 
     def answer(self, packed: Packed) -> Answers:
         custom = {wid: q for wid, q in packed.asked.items() if q.relation == CUSTOM}
-        p = {wid: calibration.LEXICAL_CUSTOM(x)
+        p = {wid: curves.LEXICAL_CUSTOM(x)
              for wid, x in custom_signals.features(custom, similarity).items()}
-        p.update({wid: calibration.LEXICAL[q.relation](signal(q)[1])
+        p.update({wid: curves.LEXICAL[q.relation](signal(q)[1])
                   for wid, q in packed.asked.items() if wid not in custom})
-        return Answers(p, unsure=calibration.unsure(calibration.LEXICAL_UNSURE, packed.asked, p))
+        return Answers(p, unsure=curves.unsure(curves.LEXICAL_UNSURE, packed.asked, p))

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import sentences
+from ..calibration import curves
 from ..questions import (
     ATTRIBUTABLE_TO,
     CONTRADICTS,
@@ -31,14 +32,14 @@ from ..questions import (
     SUPPORTED_BY,
     Question,
 )
-from . import calibration, case_signals
+from . import case_signals
 from .reader import Model
 from .reader import model as shared_reader
 from .similarity import SimilarityJudge, missing_number_share, profanity_probability
 
 if TYPE_CHECKING:
+    from ..calibration.profile import Profile
     from .embedder import Embedder
-    from .profile import Profile
 
 __all__ = ["LocalJudge", "missing_number_share", "probability", "profanity_probability"]
 
@@ -63,7 +64,7 @@ class LocalJudge(SimilarityJudge):
     judge's signals for toxicity and custom questions. ~1 s to load both models once."""
 
     name = "local"
-    measured_bands = calibration.LOCAL_UNSURE
+    measured_bands = curves.LOCAL_UNSURE
     note = ("A cross-encoder trained for jeval reads each question with its chunk (int8, on "
             "this machine), on calibrated curves: an offline approximation of the hosted Jev "
             "judge.")
@@ -195,5 +196,5 @@ def _named(q: Question, name: str) -> str:
 
 def probability(relation: str, x: tuple[float, ...]) -> float:
     """p(true) from a question's reads: its relation's curve."""
-    return calibration.LOCAL[relation](x)
+    return curves.LOCAL[relation](x)
 

@@ -158,7 +158,7 @@ class OpenAIJudge:
         self._http.close()
 
     def cancel(self) -> None:
-        """Stop the case in flight: its requests end with `Cancelled`, none is retried."""
+        """Stop the case in flight: its requests end with `RequestCancelled`, none is retried."""
         self._http.cancel()
 
     # ---- asking ----

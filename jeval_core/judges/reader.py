@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import sentences
+from ..calibration.curves import HIDDEN  # the pooled vector the head reads
 from ..errors import JudgeError
 
 NLI_LABELS = ("entailed", "neutral", "refuted")
@@ -29,7 +30,6 @@ MARKERS = {"relevance": "question:", "nli": "claim:"}
 MODEL_FILE = Path(__file__).resolve().parent.parent / "models" / "reader-minilm-l6-int8.onnx"
 MODEL_SHA256 = "7feee98f7c2c3b549fa05eaf91f48d8f396df7dc0bbbe6cd9e79097ac4275504"
 MAX_TOKENS = 128  # one read: what the reader was trained on
-HIDDEN = 384  # the pooled vector the head reads (a profile can refit the head on it)
 POOLED = "pooled"  # the model's second output: that vector
 # One pair per run: the int8 model quantizes its activations with one scale per tensor, so
 # the rows of a batch (and their padding) move each other's logits. Read alone, a pair's

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import sentences
+from ..calibration import curves
 from ..questions import (
     ATTRIBUTABLE_TO,
     CONTRADICTS,
@@ -31,14 +32,14 @@ from ..questions import (
     TOXIC,
     Question,
 )
-from . import calibration, case_signals, custom_signals
+from . import case_signals, custom_signals
 from .base import Answers, OfflineJudge, Span
 from .embedder import Embedder, embedder, one_blas_thread
 from .lexical import profanity, stopwords
 
 if TYPE_CHECKING:
+    from ..calibration.profile import Profile
     from ..request import Packed
-    from .profile import Profile
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"\w+")
@@ -102,7 +103,7 @@ class SimilarityJudge(OfflineJudge):
     """Embedded MiniLM judge: ~0.5 s to load once, then milliseconds per case."""
 
     name = "similarity"
-    measured_bands = calibration.SIMILARITY_UNSURE  # held-out unsure bands (bench/calibrate)
+    measured_bands = curves.SIMILARITY_UNSURE  # held-out unsure bands (bench/calibrate)
     note = ("Embedded MiniLM similarity on calibrated curves, a numbers check and a profanity "
             "classifier: a fast offline approximation of the hosted Jev judge.")
 
@@ -129,7 +130,7 @@ class SimilarityJudge(OfflineJudge):
         found = self.features(packed.asked, packed.case.output if packed.case else "")
         p = self.probabilities(found)
         return Answers(p, evidence=self.evidence(packed.asked),
-                       unsure=calibration.unsure(self.bands, packed.asked, p))
+                       unsure=curves.unsure(self.bands, packed.asked, p))
 
     def probabilities(self, found: Mapping[str, tuple[Question, tuple[float, ...]]]
                       ) -> dict[str, float]:
@@ -300,11 +301,11 @@ def probability(relation: str, x: tuple[float, ...]) -> float:
     learn from so few contradictions: a chunk that states what the answer says does not
     contradict it."""
     if relation == CONTRADICTS and x[2] >= AGREES:
-        return calibration.SIMILARITY[CONTRADICTS].lo
+        return curves.SIMILARITY[CONTRADICTS].lo
     if relation == HELPS_ANSWER:
-        alone = calibration.SIMILARITY_ALONE(tuple(x[i] for i in calibration.ALONE))
-        return max(calibration.SIMILARITY[relation](x), alone)
-    return calibration.SIMILARITY[relation](x)
+        alone = curves.SIMILARITY_ALONE(tuple(x[i] for i in curves.ALONE))
+        return max(curves.SIMILARITY[relation](x), alone)
+    return curves.SIMILARITY[relation](x)
 
 
 def _operands(q: Question) -> tuple[str, list[str]]:

@@ -1,13 +1,11 @@
 """What the pages share across sessions, loaded once per process: offline judges, the run
-store, the example cases; and the server's warm-up and the garbage collector's tuning."""
+store, the example cases; and the server's warm-up."""
 
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib
 import threading
-import time
 from pathlib import Path
 
 import streamlit as st
@@ -21,39 +19,12 @@ from jeval_core.judges.jev import KEY_ENV
 from jeval_core.scoring import prepare, run
 from jeval_core.store import Store, default_url, open_store
 
+# the sidebar's profile is read in state.py; this name stays for issue 31 §1's Compare caption
+from pages.app.state import calibration_for as calibration_for
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "assets" / "examples"
 EVALUATOR_EXAMPLES = EXAMPLES.parent / "evaluators"
 DEFAULT_EXAMPLE = "jev_pricing"
-
-
-# Streamlit collects garbage (all generations) after every script run, holding the GIL: the
-# run's last messages and the next run wait for it. Walking every object the libraries and
-# the judges' models keep took 50-400 ms per run here. When such a collection was slow, the
-# objects alive at the start of the next run (just after it: the long-lived ones) are moved
-# out of its way with gc.freeze; this happens after each big load (the model, the profanity
-# classifier, the table library), a few times per process.
-SLOW_COLLECTION_S = 0.02
-_COLLECTION = {"started": 0.0, "slow": True}  # the imports, at first
-
-
-def _time_full_collections(phase: str, info: dict) -> None:
-    if info.get("generation") != 2:
-        return
-    if phase == "start":
-        _COLLECTION["started"] = time.perf_counter()
-    elif time.perf_counter() - _COLLECTION["started"] > SLOW_COLLECTION_S:
-        _COLLECTION["slow"] = True
-
-
-if _time_full_collections not in gc.callbacks:
-    gc.callbacks.append(_time_full_collections)
-
-
-def spare_the_collector() -> None:
-    """At the start of a run, after a slow full collection: freeze what is alive (see above)."""
-    if _COLLECTION["slow"]:
-        _COLLECTION["slow"] = False
-        gc.freeze()
 
 
 # ---- offline judges: one of each per process ----
@@ -81,16 +52,6 @@ def offline_judge(name: str, calibration: str | None = None) -> Judge:
 
 def offline_judge_ready(name: str, calibration: str | None = None) -> bool:
     return (name, calibration) in _JUDGES
-
-
-def calibration_for(name: str) -> str | None:
-    """The profile picked in the sidebar, as "name · fingerprint", when `name` calibrates."""
-    from pages.app import state
-
-    picked = state.get(state.CALIBRATION)
-    if not picked or not judges.known(name) or not judges.entry(name).calibrates:
-        return None
-    return str(picked)
 
 
 def profiles() -> list:
@@ -173,10 +134,10 @@ def warm_up() -> None:
 def run_judge(name: str) -> tuple[Judge, tuple[Judge, ...]]:
     """The judge called `name`, and what to close after the run (a hosted judge's client;
     offline judges are shared and stay loaded). Raises JevalError (no key...)."""
-    from pages.app import hosted
+    from pages.app import hosted, state
 
     if not judges.entry(name).hosted:  # with the calibration profile picked in the sidebar
-        return offline_judge(name, calibration_for(name)), ()
+        return offline_judge(name, state.calibration_for(name)), ()
     judge = hosted.from_settings()
     if judges.entry(name).needs_key and not judge.has_key:
         # say so now, not once per case in a stored run of errors

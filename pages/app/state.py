@@ -196,6 +196,14 @@ def judge_name() -> str:
     return st.session_state.get(JUDGE) or judges.DEFAULT
 
 
+def calibration_for(name: str) -> str | None:
+    """The profile picked in the sidebar, as "name · fingerprint", when `name` calibrates."""
+    picked = st.session_state.get(CALIBRATION)
+    if not picked or not judges.known(name) or not judges.entry(name).calibrates:
+        return None
+    return str(picked)
+
+
 def secret() -> Secret | None:
     return st.session_state.get(_SECRET)
 

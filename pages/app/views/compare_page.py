@@ -94,7 +94,7 @@ def settings(dataset: Dataset) -> None:
         error_line(problem)
 
 
-def agreement(found: Comparison) -> None:
+def judge_pairs(found: Comparison) -> None:
     st.subheader("Agreement")
     for pair in found.pairs:
         with st.container(border=True, key=f"cmp_pair_{pair.a}_{pair.b}"):
@@ -227,7 +227,7 @@ def results(dataset: Dataset, found: Comparison) -> None:
     if found.cancelled:
         st.info("The comparison was cancelled: the numbers cover the cases every judge "
                 "finished.")
-    agreement(found)
+    judge_pairs(found)
     against_labels(found)
     disagreements(dataset, found)
     rankings(found)

@@ -1,7 +1,7 @@
-"""The Dashboard's parts: every stored run, the trend per dataset, one run in detail, two runs
-compared.
+"""The Dashboard's parts: every stored run, the trend per dataset, one run in detail, run A
+against run B.
 
-Read the store, call jeval_core (`runs.seed` once, `compare.diff_runs`), draw. A new
+Read the store, call jeval_core (`runs.seed` once, `run_diff.diff_runs`), draw. A new
 history is never empty: the first visit loads a few clearly labelled example runs.
 """
 
@@ -13,7 +13,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from jeval_core import compare, runs
+from jeval_core import run_diff, runs
 from jeval_core.errors import JevalError
 from jeval_core.records import RunSummary
 from jeval_core.store import Store
@@ -172,7 +172,7 @@ def two_runs(db: Store, history: list[RunSummary]) -> None:
         return
     try:
         cases_a, cases_b = db.cases(a), db.cases(b)
-        diff = compare.diff_runs(cases_a, cases_b)
+        diff = run_diff.diff_runs(cases_a, cases_b)
     except JevalError as err:
         error_line(str(err))
         return

@@ -15,8 +15,8 @@ import streamlit as st
 
 from jeval_core import agreement, labels
 from jeval_core.address import Address
+from jeval_core.calibration import profile
 from jeval_core.errors import JevalError
-from jeval_core.judges import profile
 from jeval_core.records import CaseRow, RunSummary
 from jeval_core.store import Store
 from pages.app import resources, state

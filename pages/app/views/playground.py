@@ -36,7 +36,7 @@ from jeval_core.scoring import DetailRow, prepare, run
 from jeval_core.share import MAX_TOKEN_CHARS
 from jeval_core.text import one_line
 from pages.app import case as editing
-from pages.app import custom, hosted, resources, state
+from pages.app import collector, custom, hosted, resources, state
 from pages.app.views import evaluator_editor, verdict
 from pages.app.views import report as draw
 from pages.app.views.boundary import boundary
@@ -440,7 +440,7 @@ def run_scoring(case: Case, chosen: tuple[Evaluator, ...], judge: str, asked: bo
     judge's name."""
     if judges.entry(judge).offline:
         try:
-            calibration = resources.calibration_for(judge)
+            calibration = state.calibration_for(judge)
             offline_judge(judge, calibration)  # loaded outside the cached function (spinner)
             return score_offline(case, tuple(e.name for e in chosen), judge, calibration,
                                  custom.texts(chosen)), None
@@ -480,7 +480,7 @@ def on_copy() -> None:
 def panel() -> None:
     """What changes only with the case's shape (the example picker, the editor's widgets);
     the live panel draws the rest, and an edit reruns only the live panel."""
-    resources.spare_the_collector()
+    collector.spare()
     present = bool(state.get(state.PRESENT))
     pick, share_col = st.columns([5, 1], vertical_alignment="center")
     if not present:
@@ -536,7 +536,7 @@ def live(slots: Slots) -> None:
 def live_panel(slots: Slots) -> None:
     """Everything a committed edit changes: the link, the origin line, the Jev button and its
     error (or the live toggle, its status, error and cap), each chunk's verdict, the results."""
-    resources.spare_the_collector()
+    collector.spare()
     started = time.perf_counter()
     present = bool(state.get(state.PRESENT))
     case = editing.current()
@@ -622,7 +622,7 @@ def live_panel(slots: Slots) -> None:
     if slots.draft is not None:
         with slots.draft:
             evaluator_editor.preview(case, judge if judges.known(judge) else judges.DEFAULT,
-                                     resources.calibration_for(judge), score_offline)
+                                     state.calibration_for(judge), score_offline)
 
     with slots.body:
         if present:
@@ -674,7 +674,7 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
     box = st.expander("Judges side by side", key="compare_open", on_change="rerun")
     if box.open:
         with box:
-            compare(case, chosen, report)
+            each_judge(case, chosen, report)
     st.subheader("Export")
     draw.exports(report, case_payload(case, chosen))
     keep_as_run(case, chosen, report)
@@ -729,7 +729,7 @@ def what_if(report: Report) -> None:
             st.button("Back to the default thresholds", on_click=on_reset_thresholds)
 
 
-def compare(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
+def each_judge(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
     """local and lexical on the same case (offline, cached), and Jev's when it scored it."""
     if not st.toggle("Score this case with each judge", key="compare_on"):
         offline = " and ".join(judges.offline_names())
@@ -748,7 +748,7 @@ def compare(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
     if answered is not None and not is_stale(answered, pack(case, chosen)):
         reports[answered.judge] = answered
     if len(reports) >= 2:
-        draw.compare(reports)
+        draw.judges_table(reports)
 
 
 def presentation(case: Case, report: Report | None, stale: bool,

@@ -246,7 +246,7 @@ def questions_table(report: Report, focus: int | None = None) -> None:
             questions(report)
 
 
-def compare(reports: dict[str, Report]) -> None:
+def judges_table(reports: dict[str, Report]) -> None:
     """p per question from each judge in columns, whether they agree, and where they do not."""
     names = list(reports)
     base = question_rows(reports[names[0]])

@@ -1,7 +1,7 @@
 """A stored run drawn: its header, aggregate cards, charts, cases, reasons and exports.
 
 Every number drawn here was computed by jeval_core (the run's stored aggregates, the stored
-cases, `compare`) and is read from its typed records; this file only lays it out. Text from
+cases, `ranking`) and is read from its typed records; this file only lays it out. Text from
 datasets goes through inert elements (dataframes, chart tooltips) or `inert`, never raw
 markdown or HTML.
 """
@@ -16,7 +16,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from jeval_core import compare, export, judges, runs, share
+from jeval_core import export, judges, ranking, runs, share
 from jeval_core.address import Address
 from jeval_core.aggregate import RankingSummary
 from jeval_core.errors import JevalError
@@ -208,11 +208,11 @@ def charts(run: RunSummary, cases: Sequence[CaseRow]) -> None:
                 text=alt.Text("pass rate:Q", format=".0%"))
             st.altair_chart((bars + labels).properties(height=max(120, 30 * len(rates))),
                             width="stretch")
-    by_rank_chart(compare.precision_by_rank(compare.orders_of_rows(
+    by_rank_chart(ranking.precision_by_rank(ranking.orders_of_rows(
         c.row for c in cases if c.row is not None)))
 
 
-def by_rank_chart(by_rank: Sequence[compare.RankPrecision]) -> None:
+def by_rank_chart(by_rank: Sequence[ranking.RankPrecision]) -> None:
     """How often the chunk at each rank is relevant, per ranking (from the labels)."""
     st.markdown("**Precision by rank position** (share of labelled cases whose chunk at that "
                 "rank is relevant)")

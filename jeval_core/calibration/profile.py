@@ -30,9 +30,9 @@ from ..evaluators import chunk_relevance
 from ..questions import HELPS_ANSWER
 from ..text import clean, one_line
 from ..wire import parse_json
-from . import calibration
+from . import curves
+from .curves import HIDDEN
 from .fitting import P_CEILING, P_FLOOR, Verdicts, fit_signed, kappa, predict, unsure_band
-from .reader import HIDDEN
 
 if TYPE_CHECKING:
     from ..case import Case
@@ -295,11 +295,11 @@ CUTS = tuple(round(0.2 + 0.025 * i, 3) for i in range(25))
 
 def best_cut(p: np.ndarray, y: np.ndarray) -> float:
     """The cut whose verdicts agree best with the labels (Cohen's kappa); nearest 0.5 on ties."""
-    def agreement(c: float) -> float:
+    def kappa_at(c: float) -> float:
         found = kappa(p >= c, y == 1)
         return -1.0 if found is None else found
 
-    return max(CUTS, key=lambda c: (round(agreement(c), 6), -abs(c - 0.5)))
+    return max(CUTS, key=lambda c: (round(kappa_at(c), 6), -abs(c - 0.5)))
 
 
 def _cut_cross_validated(p: np.ndarray, y: np.ndarray, fold: np.ndarray, k: int
@@ -317,7 +317,7 @@ def weights_of(kind: str, relation: str) -> int:
     """How many weights a curve of this kind has (its bias first)."""
     if kind == "recalibrated":
         return 2
-    signals = len(calibration.LOCAL_SIGNALS.get(relation, ())) + 2
+    signals = len(curves.LOCAL_SIGNALS.get(relation, ())) + 2
     return signals + HIDDEN if kind == "head" else signals
 
 
@@ -407,7 +407,7 @@ def _design(kind: str, t: Table) -> np.ndarray:
 def _signs(kind: str, relation: str) -> tuple[int, ...]:
     if kind == "recalibrated":
         return (1,)
-    signals = (1, *calibration.LOCAL_SIGNS[relation])
+    signals = (1, *curves.LOCAL_SIGNS[relation])
     # a dimension of the head's vector means nothing alone: either sign
     return (*signals, *[0] * HIDDEN) if kind == "head" else signals
 

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..questions import Question
 
+HIDDEN = 384  # the reader's pooled vector, which its head reads (a profile can refit the head)
+
 
 @dataclass(frozen=True)
 class Logistic:
@@ -151,7 +153,7 @@ LOCAL = {
 
 
 @lru_cache(maxsize=1)
-def agreement() -> dict[str, Any]:
+def held_out() -> dict[str, Any]:
     """What `python bench/calibrate.py --write` measured of each offline judge on held-out
     labelled data: per relation and source, the verdicts' figures next to answering "no" to
     all, and the unsure band. The judge card shows it; the bands below come from it."""
@@ -162,7 +164,7 @@ def bands(judge: str) -> dict[str, tuple[float, float]]:
     """Per relation, the band [lo, hi) of p whose held-out verdicts were right less than 65%
     of the time: a verdict there is shown as "unsure" (scores and pass/fail still follow
     p >= 0.5)."""
-    relations = agreement().get(judge, {}).get("relations", {})
+    relations = held_out().get(judge, {}).get("relations", {})
     return {r: (float(v["unsure"][0]), float(v["unsure"][1])) for r, v in relations.items()}
 
 
