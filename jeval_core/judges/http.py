@@ -194,8 +194,10 @@ class Connection:
                 raise JudgeError(f"{self.base_url} sent a reply larger than "
                                  f"{MAX_REPLY_BYTES // (1024 * 1024)} MB; is it "
                                  f"{self._what}?") from None
-            except httpx.TimeoutException:
-                problem = f"no answer from {self.base_url} within {policy.timeout:g} s"
+            except httpx.TimeoutException:  # the read timeout, or the deadline it was cut to
+                problem = (f"no complete answer from {self.base_url} in time"
+                           if time.monotonic() >= deadline - 0.05 else
+                           f"no answer from {self.base_url} within {policy.timeout:g} s")
             except httpx.DecodingError:
                 raise JudgeError(f"{self.base_url} sent a broken compressed reply; try again "
                                  "or check the server") from None
