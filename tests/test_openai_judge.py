@@ -392,3 +392,12 @@ def test_jeval_lists_a_real_servers_models_and_scores_with_it(llama):
     assert scored.returncode == 0, scored.stderr
     out = json.loads(scored.stdout)
     assert out["judge"] == "openai" and out["usage"]["requests"] == 4
+
+
+def test_the_catalog_says_where_each_server_judges_key_and_base_url_come_from():
+    from jeval_core.judges import jev, openai_compat
+
+    for name, module in (("jev", jev), ("openai", openai_compat)):
+        entry = judges.entry(name)
+        assert (entry.key_env, entry.base_url_env, entry.default_base_url) == (
+            module.KEY_ENV, module.BASE_URL_ENV, module.DEFAULT_BASE_URL)
