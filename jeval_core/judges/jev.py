@@ -22,9 +22,8 @@ from ..errors import JudgeError
 from ..limits import RateLimiter
 from ..text import one_line
 from .base import Answers, Usage
-from .http import (  # noqa: F401  (Cancelled, RetryPolicy: imported from here by callers)
+from .http import (  # noqa: F401  (Cancelled: imported from here by callers)
     Cancelled,
-    Connection,
     Reply,
     RetryPolicy,
     Secret,
@@ -98,7 +97,8 @@ class JevJudge(ServerJudge):
         self.base_url = normalise_base_url(base_url)
         self.model: str | None = (model or "").strip() or wire.DEFAULT_MODEL
         self._connect(as_secret(api_key) or key_from_env(self.base_url), self._failure,
-                      "a Jev-compatible server", retry, transport, sleep, limiter)
+                      "a Jev-compatible server", retry or RetryPolicy(), transport, sleep,
+                      limiter)
         self.retry, self.limiter = self._http.retry, self._http.limiter
 
     def answer(self, packed: Packed) -> Answers:
