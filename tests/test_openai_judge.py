@@ -279,7 +279,8 @@ def test_one_deadline_holds_for_the_whole_case():
         started = time.monotonic()
         with pytest.raises(JudgeError, match="in time"):
             score(case, CHUNKS, judge_on(server, retry=policy, concurrency=2))
-        assert time.monotonic() - started < 1.5 + 3.0  # a correctness bound, not a benchmark
+        # a correctness bound, not a benchmark: without the deadline one read waits 30 s
+        assert time.monotonic() - started < 1.5 + 10.0
 
 
 def test_a_reply_over_the_size_cap_is_refused():
