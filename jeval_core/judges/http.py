@@ -18,6 +18,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
@@ -28,7 +29,7 @@ import httpx
 from .. import wire
 from ..errors import CaseError, JudgeError
 from ..limits import RateLimiter
-from ..text import one_line, remember_secret
+from ..text import one_line, own_secrets, remember_secret
 
 MAX_REPLY_BYTES = wire.MAX_REPLY_BYTES
 
@@ -294,6 +295,52 @@ def _decoder(encoding: str) -> Callable[[bytes, int], bytes]:
             raise _TooLarge()
         return out
     return inflate
+
+
+class ServerJudge:
+    """What the judges that ask a server share: a key sent only in the Authorization header
+    of their one Connection, a repr without it, closing and cancelling."""
+
+    base_url: str
+    model: str | None
+    _key: Secret | None
+    _http: Connection
+
+    def _connect(self, key: Secret | None, failure: Failure, what: str,
+                 retry: RetryPolicy | None, transport: httpx.BaseTransport | None,
+                 sleep: Callable[[float], None], limiter: RateLimiter | None,
+                 limits: httpx.Limits | None = None) -> None:
+        self._key = key
+        headers = {"Content-Type": "application/json", "Accept": "application/json",
+                   "Accept-Encoding": "gzip, deflate"}
+        if key:
+            headers["Authorization"] = f"Bearer {key.reveal()}"
+        self._http = Connection(self.base_url, headers, failure, what, retry, transport, sleep,
+                                limiter, limits)
+
+    def __repr__(self) -> str:
+        key = "********" if self._key else "none"
+        return f"{type(self).__name__}(base_url={self.base_url!r}, model={self.model!r}, key={key})"
+
+    @property
+    def has_key(self) -> bool:
+        return bool(self._key)
+
+    def warm_up(self) -> None:
+        return None
+
+    def close(self) -> None:
+        self._http.close()
+
+    def cancel(self) -> None:
+        """Stop a request in flight from another thread: the caller of `answer` gets
+        `RequestCancelled` at once (no retry follows), and the reply is not read any further. A
+        request already sent may still be billed by the server."""
+        self._http.cancel()
+
+    def _own_key(self) -> AbstractContextManager[None]:
+        """While answering: messages are redacted of this judge's own key, whatever else."""
+        return own_secrets(self._key.reveal() if self._key else "")
 
 
 def retryable(status: int) -> bool:

@@ -20,14 +20,14 @@ import httpx
 from .. import wire
 from ..errors import JudgeError
 from ..limits import RateLimiter
-from ..text import one_line, own_secrets
+from ..text import one_line
 from .base import Answers, Usage
 from .http import (  # noqa: F401  (RequestCancelled, RetryPolicy: imported from here by callers)
-    Connection,
     Reply,
     RequestCancelled,
     RetryPolicy,
     Secret,
+    ServerJudge,
     as_secret,
     check_base_url,
     status_line,
@@ -76,7 +76,7 @@ def key_from_env(base_url: str) -> Secret | None:
     return None
 
 
-class JevJudge:
+class JevJudge(ServerJudge):
     """The real judge: answers come from a Jev-compatible server, billed per input token."""
 
     name = "jev"
@@ -96,38 +96,14 @@ class JevJudge:
         limiter: RateLimiter | None = None,
     ) -> None:
         self.base_url = normalise_base_url(base_url)
-        self._key = as_secret(api_key) or key_from_env(self.base_url)
         self.model: str | None = (model or "").strip() or wire.DEFAULT_MODEL
-        headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   "Accept-Encoding": "gzip, deflate"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key.reveal()}"
-        self._http = Connection(self.base_url, headers, self._failure,
-                                "a Jev-compatible server", retry, transport, sleep, limiter)
+        self._connect(as_secret(api_key) or key_from_env(self.base_url), self._failure,
+                      "a Jev-compatible server", retry or RetryPolicy(), transport, sleep,
+                      limiter)
         self.retry, self.limiter = self._http.retry, self._http.limiter
 
-    def __repr__(self) -> str:
-        key = "********" if self._key else "none"
-        return f"JevJudge(base_url={self.base_url!r}, model={self.model!r}, key={key})"
-
-    @property
-    def has_key(self) -> bool:
-        return bool(self._key)
-
-    def warm_up(self) -> None:
-        return None
-
-    def close(self) -> None:
-        self._http.close()
-
-    def cancel(self) -> None:
-        """Stop a request in flight from another thread: the caller of `answer` gets
-        `RequestCancelled` at once (no retry follows), and the reply is not read any further. A
-        request already sent may still be billed by the server."""
-        self._http.cancel()
-
     def answer(self, packed: Packed) -> Answers:
-        with own_secrets(self._key.reveal() if self._key else ""):
+        with self._own_key():
             return self._answer(packed)
 
     def _answer(self, packed: Packed) -> Answers:
@@ -145,7 +121,7 @@ class JevJudge:
 
     def models(self) -> list[wire.Model]:
         """GET /v1/models: the models this server offers."""
-        with own_secrets(self._key.reveal() if self._key else ""):
+        with self._own_key():
             self._require_key()
             reply = self._http.send("GET", "/v1/models", None, 0)
             return wire.models(wire.loads(reply.body, self.base_url), self.base_url)

@@ -31,10 +31,10 @@ from .. import wire
 from ..errors import CaseError, JudgeError
 from ..limits import RateLimiter
 from ..questions import Question
-from ..text import one_line, own_secrets
-from . import logprobs, openai_prompt
+from ..text import one_line
+from . import http, logprobs, openai_prompt
 from .base import Answers, Usage
-from .http import Connection, Reply, RetryPolicy, Secret, as_secret, check_base_url, status_line
+from .http import RetryPolicy, Secret, ServerJudge
 
 if TYPE_CHECKING:
     from ..request import Packed
@@ -58,7 +58,7 @@ def normalise_base_url(url: str | None) -> str:
     """The server's OpenAI-style root (most end in /v1), or a CaseError saying what is wrong."""
     raw = url if url is not None and url.strip() else (
         os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL)
-    return check_base_url(raw, "http://127.0.0.1:11434/v1 (Ollama)", KEY_ENV)
+    return http.check_base_url(raw, "http://127.0.0.1:11434/v1 (Ollama)", KEY_ENV)
 
 
 def configured_base_url() -> str:
@@ -96,7 +96,7 @@ class _Asked:
     model: str | None
 
 
-class OpenAIJudge:
+class OpenAIJudge(ServerJudge):
     """Answers from the user's own model through the OpenAI API's chat or completions."""
 
     name = "openai"
@@ -120,7 +120,6 @@ class OpenAIJudge:
         top_logprobs: int = TOP_LOGPROBS,
     ) -> None:
         self.base_url = normalise_base_url(base_url)
-        self._key = as_secret(api_key) or key_from_env(self.base_url)
         self.model: str | None = (model or "").strip() or None
         if endpoint not in ENDPOINTS:
             raise CaseError(f"endpoint {one_line(endpoint, 20)!r}: choose chat or completions")
@@ -135,31 +134,9 @@ class OpenAIJudge:
         self._openai = urlsplit(self.base_url).hostname == _OPENAI_HOST
         self._refused: set[str] = set()  # THINKING_OFF fields this server refused
         self._refused_lock = threading.Lock()
-        headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   "Accept-Encoding": "gzip, deflate"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key.reveal()}"
-        self._http = Connection(self.base_url, headers, self._failure,
-                                "an OpenAI-compatible server", retry, transport, sleep, limiter,
-                                httpx.Limits(max_connections=MAX_CONCURRENCY * 2))
-
-    def __repr__(self) -> str:
-        key = "********" if self._key else "none"
-        return f"OpenAIJudge(base_url={self.base_url!r}, model={self.model!r}, key={key})"
-
-    @property
-    def has_key(self) -> bool:
-        return bool(self._key)
-
-    def warm_up(self) -> None:
-        return None
-
-    def close(self) -> None:
-        self._http.close()
-
-    def cancel(self) -> None:
-        """Stop the case in flight: its requests end with `RequestCancelled`, none is retried."""
-        self._http.cancel()
+        self._connect(http.as_secret(api_key) or key_from_env(self.base_url), self._failure,
+                      "an OpenAI-compatible server", retry, transport, sleep, limiter,
+                      httpx.Limits(max_connections=MAX_CONCURRENCY * 2))
 
     # ---- asking ----
 
@@ -168,7 +145,7 @@ class OpenAIJudge:
 
     def ask(self, state: Mapping[str, Any], questions: Mapping[str, Question]) -> Answers:
         """p(yes) for each question (by id) about `state` (as `request.pack` builds it)."""
-        with own_secrets(self._key.reveal() if self._key else ""):
+        with self._own_key():
             return self._ask(state, list(questions.items()))
 
     def _ask(self, state: Mapping[str, Any], asked: list[tuple[str, Question]]) -> Answers:
@@ -267,12 +244,12 @@ class OpenAIJudge:
                 continue
             return wire.loads(reply.body, self.base_url)
 
-    def _failure(self, reply: Reply) -> str:
+    def _failure(self, reply: http.Reply) -> str:
         detail = wire.error_detail(reply.body)
         if reply.status in (400, 422):
             with self._refused_lock:
                 self._refused.update(k for k in THINKING_OFF if k in detail)
-        return status_line(reply.status, detail, self.base_url, self.model or "none named")
+        return http.status_line(reply.status, detail, self.base_url, self.model or "none named")
 
     def _require_model(self) -> str:
         if not self.model:
@@ -284,7 +261,7 @@ class OpenAIJudge:
 
     def models(self) -> list[wire.Model]:
         """GET /models: the models this server offers."""
-        with own_secrets(self._key.reveal() if self._key else ""):
+        with self._own_key():
             reply = self._http.send("GET", "/models", None, 0)
             data = wire.loads(reply.body, self.base_url)
             listed = data.get("data") if isinstance(data, dict) else None

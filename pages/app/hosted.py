@@ -1,52 +1,64 @@
-"""The hosted judge as this session's sidebar sets it up, always built through the catalog.
+"""The server judges (jev, openai) as this session's sidebar sets them up, always built through
+the catalog.
 
-The key typed in the sidebar goes to the server it was typed for; the environment's key only
-to the server the environment names. Neither is ever put in a widget, a link or a log.
+Each server judge keeps its own base URL, key and model. The key typed in the sidebar goes to
+the server it was typed for; the environment's key only to the server the environment names.
+Neither is ever put in a widget, a link or a log.
 """
 
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from jeval_core import JevalError, judges, live, wire
-from jeval_core.judges.jev import DEFAULT_BASE_URL as FALLBACK_BASE_URL
-from jeval_core.judges.jev import JevJudge, configured_base_url, key_from_env
+from jeval_core.cli_judge import server_module
 from jeval_core.scoring import run
 from pages.app import state
 
 
 def name() -> str:
-    """The hosted judge's name: the one picked in the sidebar, else the catalog's."""
+    """The server judge's name: the one picked in the sidebar, else the catalog's first."""
     picked = state.judge_name()
     return picked if judges.is_hosted(picked) else judges.hosted_name() or picked
 
 
-def default_base_url() -> str:
+def _key(what: str, judge: str | None) -> str:
+    return state.connection_key(judge or name(), what)
+
+
+def default_base_url(judge: str | None = None) -> str:
+    """The server the environment names for this judge, else its catalog default."""
+    judge = judge or name()
     try:
-        return configured_base_url()
+        return str(server_module(judge).configured_base_url())
     except JevalError:
-        return FALLBACK_BASE_URL
+        return judges.entry(judge).default_base_url
 
 
-def base_url() -> str:
-    """The server the hosted judge would be asked on: the sidebar's, else the configured one."""
-    return state.text(state.BASE_URL).strip() or default_base_url()
+def base_url(judge: str | None = None) -> str:
+    """The server the judge would be asked on: the sidebar's, else the configured one."""
+    return state.text(_key("base_url", judge)).strip() or default_base_url(judge)
 
 
-def model() -> str:
-    return state.get(state.MODEL) or wire.DEFAULT_MODEL
+def model(judge: str | None = None) -> str | None:
+    """The model picked; a server whose models the user names (openai) has no default."""
+    picked = state.get(_key("model", judge))
+    if picked:
+        return str(picked)
+    return None if judges.entry(judge or name()).names_model else wire.DEFAULT_MODEL
 
 
-def env_key_for(url: str) -> bool:
+def env_key_for(url: str, judge: str | None = None) -> bool:
     """Whether the environment holds a key meant for this base URL."""
     try:
-        return key_from_env(url) is not None
+        return server_module(judge or name()).key_from_env(url) is not None
     except JevalError:
         return False
 
 
-def typed_key() -> str | None:
-    return state.text(state.KEY_BOX).strip() or None
+def typed_key(judge: str | None = None) -> str | None:
+    return state.text(_key("key", judge)).strip() or None
 
 
 def key_ready() -> bool:
@@ -55,35 +67,35 @@ def key_ready() -> bool:
     return typed_key() is not None or env_key_for(base_url())
 
 
-def build(api_key: object = None, url: str | None = None,
-          model_name: str | None = None) -> JevJudge:
-    judge = judges.get(name(), api_key=api_key, base_url=url, model=model_name)
-    assert isinstance(judge, JevJudge)  # the one hosted protocol: a Jev-compatible server
-    return judge
+def build(api_key: object = None, url: str | None = None, model_name: str | None = None,
+          judge: str | None = None) -> Any:
+    return judges.get(judge or name(), api_key=api_key, base_url=url, model=model_name)
 
 
-def from_settings() -> JevJudge:
-    """The hosted judge as the sidebar sets it up (the kept key first, then the
+def from_settings(judge: str | None = None) -> Any:
+    """The server judge as the sidebar sets it up (the kept key first, then the
     environment's)."""
-    return build(state.secret() or None, state.get(state.BASE_URL), model())
+    judge = judge or name()
+    return build(state.secret(judge) or None, state.get(_key("base_url", judge)), model(judge),
+                 judge)
 
 
-def list_models() -> list[str]:
+def list_models(judge: str | None = None) -> list[str]:
     """The models the configured server offers (a JevalError says why not)."""
-    judge = from_settings()
+    built = from_settings(judge)
     try:
-        return [m.name for m in judge.models()]
+        return [m.name for m in built.models()]
     finally:
-        judge.close()
+        built.close()
 
 
 def maker() -> tuple[tuple[str, str, str], live.Make]:
     """The hosted judge's settings as they are now (what makes two requests the same), and
     the function that builds the judge for one request. The key stays inside that function:
     the settings carry only a digest of a typed key, so that a new key asks again."""
-    key, url, chosen = typed_key(), base_url(), model()
+    key, url, chosen = typed_key(), base_url(), model() or wire.DEFAULT_MODEL
 
-    def make() -> tuple[JevJudge, live.Send]:
+    def make() -> tuple[Any, live.Send]:
         judge = build(key, url, chosen)
         return judge, lambda packed: run(packed, judge)
 

@@ -138,7 +138,7 @@ def run_judge(name: str) -> tuple[Judge, tuple[Judge, ...]]:
 
     if not judges.entry(name).hosted:  # with the calibration profile picked in the sidebar
         return offline_judge(name, state.calibration_for(name)), ()
-    judge = hosted.from_settings()
+    judge = hosted.from_settings(name)
     if judges.entry(name).needs_key and not judge.has_key:
         # say so now, not once per case in a stored run of errors
         url = judge.base_url

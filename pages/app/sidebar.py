@@ -24,7 +24,7 @@ def judge_settings() -> None:
         picked = st.radio("Judge", list(labels), format_func=labels.get, key=state.JUDGE,
                           persist_state="session")
         if judges.is_hosted(picked):
-            connection()
+            connection(picked)
         elif judges.known(picked) and judges.entry(picked).calibrates:
             calibration()
 
@@ -37,7 +37,7 @@ def hosted_connection() -> None:
     with st.sidebar:
         st.markdown(f"**{judges.entry(hosted_judge).title} connection** (when comparing with "
                     "it)")
-        connection()
+        connection(hosted_judge)
 
 
 def calibration() -> None:
@@ -57,26 +57,44 @@ def calibration() -> None:
                       "which profile judged it")
 
 
-def connection() -> None:
-    st.session_state.setdefault(state.BASE_URL, hosted.default_base_url())
-    st.text_input("Base URL", key=state.BASE_URL, persist_state="session")
-    has_env_key = hosted.env_key_for(state.text(state.BASE_URL))
-    kept = state.secret() is not None
-    st.text_input("API key", type="password", key=state.KEY_BOX, on_change=keep_key,
+def connection(judge: str) -> None:
+    """A server judge's base URL, key (a password box, kept server side) and model."""
+    kind = judges.entry(judge)
+    url_key = state.connection_key(judge, "base_url")
+    st.session_state.setdefault(url_key, hosted.default_base_url(judge))
+    st.text_input("Base URL", key=url_key, persist_state="session",
+                  help=f"the server's root (${kind.base_url_env}); for an OpenAI-compatible "
+                       "one, the address that ends in /v1 (Ollama: http://127.0.0.1:11434/v1)"
+                  if kind.names_model else f"the server's root (${kind.base_url_env})")
+    has_env_key = hosted.env_key_for(state.text(url_key), judge)
+    kept = state.secret(judge) is not None
+    optional = " (optional: a local server needs none)" if not kind.needs_key else ""
+    st.text_input(f"API key{optional}", type="password", key=state.connection_key(judge, "key"),
+                  on_change=keep_key, args=(judge,),
                   placeholder="a key is kept for this session" if kept else
                   "using the key from the environment" if has_env_key else
                   "paste your key for this server",
                   help="Kept in this session's memory on the server only: once entered it "
                   "leaves the page (the box empties), and it is never in the link, the "
-                  "downloads or the logs. The environment's key is only sent to the "
-                  "server the environment names.")
+                  f"downloads or the logs. The environment's key (${kind.key_env}) is only "
+                  "sent to the server the environment names.")
     if kept:
-        st.button("Forget the key", on_click=lambda: state.keep_secret(None))
-    offered = state.models() or [hosted.model()]
-    st.selectbox("Model", offered, key=state.MODEL, persist_state="session")
-    if st.button("Load models from the server"):
+        st.button("Forget the key", on_click=lambda: state.keep_secret(None, judge),
+                  key=f"{judge}_forget")
+    model_key = state.connection_key(judge, "model")
+    if kind.names_model:  # the user's own server: any name it serves, or one from its list
+        listed = state.models(judge)
+        if listed:
+            st.selectbox("Model", listed, key=model_key, persist_state="session")
+        else:
+            st.text_input("Model", key=model_key, persist_state="session",
+                          placeholder="e.g. llama3.2, or load the server's list")
+    else:
+        offered = state.models(judge) or [hosted.model(judge) or ""]
+        st.selectbox("Model", offered, key=model_key, persist_state="session")
+    if st.button("Load models from the server", key=f"{judge}_load_models"):
         try:
-            state.set_models(hosted.list_models())
+            state.set_models(hosted.list_models(judge), judge)
         except JevalError as err:
             state.say(state.MODELS_ERROR, str(err))
         st.rerun()
@@ -85,10 +103,11 @@ def connection() -> None:
         st.error(inert(problem))
 
 
-def keep_key() -> None:
+def keep_key(judge: str) -> None:
     """The key box's callback: keep what was typed in the session, out of the page (a
     password box's value is in its HTML)."""
-    typed = state.text(state.KEY_BOX).strip()
-    state.put(state.KEY_BOX, "")
+    box = state.connection_key(judge, "key")
+    typed = state.text(box).strip()
+    state.put(box, "")
     if typed:
-        state.keep_secret(Secret(typed))
+        state.keep_secret(Secret(typed), judge)

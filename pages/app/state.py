@@ -48,8 +48,6 @@ KEPT_RUN = "kept_run"
 _CHUNK_IDS = "chunk_ids"
 _THRESHOLDS = "thresholds"
 _ORIGIN, _ORIGIN_TOKEN, _SEED_TOKEN = "origin", "origin_token", "seed_token"
-_SECRET = "jev_secret"
-_MODELS = "jev_models"
 _HOSTED_REPORT = "jev_result"
 _LIVE_RUNNER = "live_runner"
 _ASKED = "asked"  # one-shot requests of the page's buttons: {"copy", "live_retry"}
@@ -204,23 +202,30 @@ def calibration_for(name: str) -> str | None:
     return str(picked)
 
 
-def secret() -> Secret | None:
-    return st.session_state.get(_SECRET)
+def connection_key(judge: str, what: str) -> str:
+    """A server judge's own connection key (`what`: base_url, key, model, secret, models):
+    jev_base_url, openai_key... Each server judge keeps its own, so a key typed for one
+    server is never sent to the other."""
+    return f"{judge}_{what}"
 
 
-def keep_secret(key: Secret | None) -> None:
+def secret(judge: str = "jev") -> Secret | None:
+    return st.session_state.get(connection_key(judge, "secret"))
+
+
+def keep_secret(key: Secret | None, judge: str = "jev") -> None:
     if key is None:
-        st.session_state.pop(_SECRET, None)
+        st.session_state.pop(connection_key(judge, "secret"), None)
     else:
-        st.session_state[_SECRET] = key
+        st.session_state[connection_key(judge, "secret")] = key
 
 
-def models() -> list[str]:
-    return list(st.session_state.get(_MODELS) or [])
+def models(judge: str = "jev") -> list[str]:
+    return list(st.session_state.get(connection_key(judge, "models")) or [])
 
 
-def set_models(names: list[str]) -> None:
-    st.session_state[_MODELS] = names
+def set_models(names: list[str], judge: str = "jev") -> None:
+    st.session_state[connection_key(judge, "models")] = names
 
 
 def hosted_report() -> Report | None:

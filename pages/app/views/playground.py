@@ -551,7 +551,8 @@ def live_panel(slots: Slots) -> None:
     # each slot gets its one container on every run: a fragment may only write again where it
     # wrote before
     with slots.top.container():
-        offered = bool(chosen) and judges.hosted_name() is not None and hosted.key_ready()
+        offered = (bool(chosen) and judges.hosted_name() is not None and hosted.key_ready()
+                   and not judges.entry(hosted.name()).per_question)  # live: the Jev judge
         live_on = offered and bool(state.get(state.HOSTED_LIVE))
         shown_origin = not present and (editing.modified() or (
             state.origin() and not state.get(state.EXAMPLE)))
@@ -566,8 +567,10 @@ def live_panel(slots: Slots) -> None:
                     live_on = live_toggle()
             if button and not live_on:
                 try:  # packed once: for the button, the staleness check and the request
-                    packed = pack(case, chosen, hosted.model())
-                    label = (f"Score with {kind.title} (1 request, ~{packed.tokens.total:,} "
+                    packed = pack(case, chosen, hosted.model() or "")
+                    label = (f"Score with {kind.title} ({len(packed.asked)} requests, one "
+                             "per question)" if kind.per_question else
+                             f"Score with {kind.title} (1 request, ~{packed.tokens.total:,} "
                              f"tokens, ~${packed.cost_usd:.6f})")
                 except JevalError:
                     label = f"Score with {kind.title}"

@@ -138,9 +138,43 @@ def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
         st.markdown("  \n".join(lines))
 
 
+def per_question_panel(report: Report) -> None:
+    """The requests of a judge that asks one question per request (your own model): the
+    prompt template, then per case the requests, input tokens, the cached part, the cost."""
+    from jeval_core.judges import openai_prompt
+
+    usage = report.usage
+    cached = f", {usage.cached_tokens:,} from the prefix cache" if usage.cached_tokens else ""
+    box = st.expander(f"The requests: {plural(usage.requests, 'request', 'requests')}, "
+                      f"{usage.input_tokens:,} input tokens{cached}", key="request_open",
+                      on_change="rerun")
+    if not box.open:
+        return
+    with box:
+        with st.container(horizontal=True, gap="medium"):
+            st.metric("requests", f"{usage.requests:,}",
+                      help="one per question (or one list of prompts on /completions)")
+            st.metric("input tokens", f"{usage.input_tokens:,}", help="as the server counted")
+            st.metric("cached tokens", f"{usage.cached_tokens:,}",
+                      help="read from the server's prefix cache, where it says: the case's "
+                           "state is the same prefix in every request")
+            if report.price_per_billion_input_tokens:
+                st.metric("cost", f"${report.cost_usd:.6f}", help="at the price set")
+        st.caption("The prompt template (jeval_core/judges/openai_prompt.py): the state is "
+                   "an identical prefix for every question of the case; the question is the "
+                   "one Jev receives, verbatim")
+        st.code(openai_prompt.shown_template(), language=None, wrap_lines=True)
+        first = next(iter(report.packed.asked.values()), None)
+        if first is not None:
+            st.caption("The first question's user message, as sent")
+            st.code(openai_prompt.user_text(report.packed.state, first), language=None,
+                    height=300, wrap_lines=True)
+
+
 def trust(report: Report) -> None:
-    """One click away: how far this offline judge agrees with human labels (the judge card)."""
-    if report.approximates:
+    """One click away: how far this judge agrees with human labels (the judge card): an
+    offline judge's, or your model's once bench/calibrate.py measured it."""
+    if report.approximates or measured_card(report.judge).measured:
         with st.popover(f"How far to trust the {report.judge} judge", width="content"):
             st.markdown(judge_card(report.judge))
 
@@ -400,6 +434,9 @@ def chart(rows: list[dict], evaluator: Evaluator) -> dict:
 def request_panel(report: Report) -> None:
     """The one request: its size and what one call per question would take, in the label;
     opened: the figures and the JSON body to copy (drawn only then: nothing per edit)."""
+    if judges.known(report.judge) and judges.entry(report.judge).per_question:
+        per_question_panel(report)
+        return
     packed = report.packed
     calls, alone = one_call_per_question(packed)
     used = report.usage.input_tokens

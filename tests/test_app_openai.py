@@ -1,0 +1,121 @@
+"""Your own model as the judge in the Playground (AppTest): picked in the sidebar, each
+question verbatim with its probability, the requests and the prompt template shown."""
+
+import math
+import re
+
+import pytest
+from conftest import load_case
+from hostile_server import HostileServer, Reply
+from streamlit.testing.v1 import AppTest
+
+from jeval_core import evaluators
+from jeval_core.request import pack
+
+KEY = "sk-openai-apptest-1234abcd"
+CHAT = "/v1/chat/completions"
+P_YES = 0.75
+
+
+def reply(prompt_tokens: int = 300, cached: int = 200) -> dict:
+    """Every question answered Yes 0.6 / No 0.2: p(yes) = 0.75."""
+    items = [{"token": "Yes", "logprob": math.log(0.6)}, {"token": " No", "logprob": math.log(0.2)}]
+    return {"choices": [{"message": {"role": "assistant", "content": "Yes"}, "logprobs": {
+        "content": [{**items[0], "top_logprobs": items}]}}], "model": "my-model",
+        "usage": {"prompt_tokens": prompt_tokens, "prompt_tokens_details": {
+            "cached_tokens": cached}}}
+
+
+@pytest.fixture(autouse=True)
+def no_openai_environment(monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def openai_app(url: str, key: str | None = None) -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=180).run()
+    at.sidebar.radio[0].set_value("openai").run()
+    at.sidebar.text_input(key="openai_base_url").set_value(url).run()
+    at.sidebar.text_input(key="openai_model").set_value("my-model").run()
+    if key is not None:
+        at.sidebar.text_input(key="openai_key").set_value(key).run()
+    return at
+
+
+def press_score(at: AppTest) -> None:
+    [b for b in at.button if b.label.startswith("Score with your model")][0].click().run()
+
+
+def captions(at: AppTest) -> str:
+    """The captions as they read on screen (markdown escapes undone)."""
+    return "\n".join(re.sub(r"\\(.)", r"\1", c.value) for c in at.caption)
+
+
+def test_the_sidebar_offers_your_own_model_with_an_optional_key_in_a_password_box():
+    at = AppTest.from_file("../app.py", default_timeout=180).run()
+    at.sidebar.radio[0].set_value("openai").run()
+    box = at.sidebar.text_input(key="openai_key")
+    assert box.label.startswith("API key (optional") and box.proto.type == box.proto.PASSWORD
+    assert at.sidebar.text_input(key="openai_base_url").value == "https://api.openai.com/v1"
+
+
+def test_the_button_says_one_request_per_question_and_nothing_is_sent_before_it():
+    asked = len(pack(load_case("jev_pricing"), (evaluators.EVALUATORS["chunk_relevance"],)).asked)
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, reply()))
+        at = openai_app(f"{server.url}/v1")
+        labels = [b.label for b in at.button if b.label.startswith("Score with your model")]
+        assert labels and f"({asked} requests, one per question)" in labels[0]
+        assert not server.received("POST", CHAT)
+        press_score(at)
+        assert len(server.received("POST", CHAT)) == asked
+
+
+def test_each_question_is_shown_verbatim_with_its_probability_from_your_model():
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, reply()))
+        at = openai_app(f"{server.url}/v1")
+        press_score(at)
+    assert "judge: openai" in captions(at) and "model my-model" in captions(at)
+    table = at.dataframe[0].value
+    assert len(table) == 4 and list(table["p"]) == pytest.approx([P_YES] * 4)
+    at.session_state["verbatim_open"] = True
+    at.run()
+    block = next(c.value for c in at.code if "cr0  p=0.75  `context[0]` contains" in c.value)
+    assert "helps answer `input`" in block
+
+
+def test_the_request_view_shows_the_template_requests_and_cached_tokens():
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, reply(prompt_tokens=300, cached=200)))
+        at = openai_app(f"{server.url}/v1")
+        press_score(at)
+        sent = len(server.received("POST", CHAT))
+    box = next(e for e in at.expander if e.label.startswith("The requests:"))
+    assert f"{sent} requests, {300 * sent:,} input tokens, {200 * sent:,} from the prefix" in (
+        box.label)
+    at.session_state["request_open"] = True
+    at.run()
+    assert [m.value for m in at.metric if m.label == "cached tokens"] == [f"{200 * sent:,}"]
+    assert any("Statement: {the question, verbatim}" in c.value for c in at.code)
+
+
+def test_a_typed_key_goes_to_that_server_and_leaves_the_page():
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, reply()))
+        at = openai_app(f"{server.url}/v1", KEY)
+        assert at.sidebar.text_input(key="openai_key").value == ""
+        press_score(at)
+        assert {r.key for r in server.received("POST", CHAT)} == {KEY}
+    assert KEY not in str(at.query_params)
+
+
+def test_a_model_without_logprobs_is_one_error_naming_the_question():
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, {"choices": [{"message": {
+            "content": "Yes"}}]}))
+        at = openai_app(f"{server.url}/v1")
+        press_score(at)
+    assert any("questions have no answer" in e.value and "no token probabilities" in e.value
+               for e in at.error)
+    assert "judge: openai" not in captions(at)
