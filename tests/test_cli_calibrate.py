@@ -69,9 +69,16 @@ def test_a_run_records_its_profile_and_a_resume_keeps_it(fitted, tmp_path):
     assert "(calibration helpdesk · " in again.stdout.splitlines()[0]
 
 
-def test_every_case_report_of_a_calibrated_run_names_its_profile(fitted):
-    ran = jeval("run", LABELLED, "--evaluators", "chunk_relevance", "--calibration",
-                "helpdesk", "--concurrency", "2")
+def test_every_case_report_of_a_calibrated_run_names_its_profile(tmp_path):
+    from test_app_compare import RAW
+    from test_hostile_files import good_profile
+
+    kept, data = tmp_path / "helpdesk.json", tmp_path / "three.jsonl"
+    kept.write_text(json.dumps(good_profile()))
+    data.write_bytes(RAW)
+    assert jeval("profiles", "--import", str(kept)).returncode == 0
+    ran = jeval("run", str(data), "--evaluators", "chunk_relevance", "--calibration",
+                "helpdesk")
     assert ran.returncode == 0, ran.stderr
     with open_store() as store:
         (run,) = [r for r in store.runs() if not r.seeded]
