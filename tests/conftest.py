@@ -20,6 +20,12 @@ def load_case(name: str) -> Case:
     return load_file(name).case
 
 
+def markdown(at) -> list[str]:
+    """The markdown an AppTest page draws: its markdown elements, then its segmented
+    controls' labels (a Playground card's header is the label of its ✓/✗ control)."""
+    return [m.value for m in at.markdown] + [w.label for w in at.segmented_control]
+
+
 @pytest.fixture
 def seed_case() -> Case:
     """The seed 000 "What to send" example: four chunks, 1 and 4 relevant."""

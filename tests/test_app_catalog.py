@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import markdown
 from streamlit.testing.v1 import AppTest
 
 from jeval_core import judges
@@ -63,8 +64,8 @@ def test_the_playground_scores_with_it_offline():
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert "judge: steady" in captions(at)
     assert not [b for b in at.button if b.label.startswith("Score with")]  # no hosted button
-    card = next(shown(m.value) for m in at.markdown
-                if m.value.startswith("**chunk\\_relevance**") and ":gray[· label]" in m.value)
+    card = next(shown(m) for m in markdown(at)
+                if m.startswith("**chunk\\_relevance**") and ":gray[· label]" in m)
     assert card.endswith("**100% yes**")  # every chunk at p 0.8: all relevant
 
 

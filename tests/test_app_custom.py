@@ -4,7 +4,7 @@ use it in the case, keep it, find it on the other pages."""
 import json
 import re
 
-from conftest import ROOT
+from conftest import ROOT, markdown
 from streamlit.testing.v1 import AppTest
 
 from jeval_core import share
@@ -43,7 +43,7 @@ def test_new_evaluator_opens_the_editor_with_each_chunks_question_and_p():
     assert [r["question, verbatim"] for r in shown] == [
         DATE.replace("[i]", f"[{i}]") for i in range(4)]
     assert all(0.0 <= float(r["p(yes)"]) <= 1.0 for r in shown)
-    assert "≈ approximate" in "".join(m.value for m in at.markdown)
+    assert "≈ approximate" in "".join(markdown(at))
 
 
 def test_an_edited_question_is_asked_verbatim_at_once():
@@ -79,8 +79,7 @@ def test_use_it_adds_it_to_the_evaluators_and_its_card_and_link_carry_it():
     at.run()
     assert "states_a_date" in at.session_state["evaluators"]
     assert "states_a_date" in at.multiselect(key="evaluators").options
-    cards = [m.value for m in at.markdown if "states\\_a\\_date" in m.value or
-             "states_a_date" in m.value]
+    cards = [m for m in markdown(at) if "states\\_a\\_date" in m or "states_a_date" in m]
     assert any("approximate" in c for c in cards)
     carried = share.decode(at.query_params["case"]).file.chosen()
     assert any(e.name == "states_a_date" and e.definition.question == DATE for e in carried)
@@ -111,7 +110,7 @@ def test_a_link_with_a_custom_evaluator_opens_with_it_scored():
     at.run()
     assert not at.exception
     assert at.session_state["evaluators"] == ["states_a_date"]
-    card = [m.value for m in at.markdown if "approximate" in m.value and "score" in m.value]
+    card = [m for m in markdown(at) if "approximate" in m and "score" in m]
     assert len(card) == 1 and "50% yes" in card[0]  # 31 March is a date; the cafe is not
     assert "states_a_date" in json.dumps(at.session_state["custom_definitions"])
 

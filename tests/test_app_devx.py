@@ -2,15 +2,15 @@
 
 import re
 
-from conftest import load_case
+from conftest import load_case, markdown
 from streamlit.testing.v1 import AppTest
 
 from jeval_core import evaluators, judges, score, share
 
 
-def shown(elements) -> str:
-    """What markdown-escaped elements read on screen."""
-    return "\n".join(re.sub(r"\\(.)", r"\1", e.value) for e in elements)
+def shown(texts) -> str:
+    """What markdown-escaped texts (or elements) read on screen."""
+    return "\n".join(re.sub(r"\\(.)", r"\1", getattr(t, "value", t)) for t in texts)
 
 
 def test_the_playground_shows_devx_ais_numbers_and_formulas():
@@ -23,6 +23,6 @@ def test_the_playground_shows_devx_ais_numbers_and_formulas():
     at.run()
     assert not at.exception
     for result in expected.values():
-        assert f"**{result.label}**" in shown(at.markdown)
+        assert f"**{result.label}**" in shown(markdown(at))
     assert "significant tokens found nowhere in the context" in shown(at.caption)
     assert "similarity(output, context) = 0.65 × Dice" in shown(at.caption)

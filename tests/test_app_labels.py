@@ -9,6 +9,8 @@ from streamlit.testing.v1 import AppTest
 
 from jeval_core import judges, score, share
 from jeval_core.labels import Labels
+from pages.app import state
+from pages.app.views.text import inert
 
 
 def app() -> AppTest:
@@ -17,6 +19,11 @@ def app() -> AppTest:
 
 def markdown(at: AppTest) -> str:
     return "\n".join(re.sub(r"\\(.)", r"\1", m.value) for m in at.markdown)
+
+
+def verdict_control(at: AppTest, name: str):
+    """The card's ✓/✗ control: its label is the card's header line."""
+    return at.segmented_control(key=state.truth_key(name))
 
 
 def label_controls(at: AppTest):
@@ -61,18 +68,23 @@ def test_with_every_label_cleared_the_band_says_nothing_of_labels():
     for control in label_controls(at):
         control.set_value(None).run()
         at.run()
-    verdict = next(s for s in at.segmented_control if s.label.startswith("Your verdict on"))
-    verdict.set_value(None).run()
+    verdict_control(at, "chunk_relevance").set_value(None).run()
     assert "labels agree" not in markdown(at)
 
 
 def test_an_evaluator_verdict_label_the_judge_contradicts_is_named():
     at = app()
-    verdict = next(s for s in at.segmented_control if s.label == "Your verdict on chunk_relevance")
     wrong = "fail" if REPORT.results["chunk_relevance"].passed else "pass"
-    verdict.set_value(wrong).run()
+    verdict_control(at, "chunk_relevance").set_value(wrong).run()
     assert "0/1 verdict" in markdown(at)
-    assert f"✗ you: {wrong}" in markdown(at)
+    assert f"✗ you: {wrong}" in verdict_control(at, "chunk_relevance").label
+
+
+def test_the_cards_header_is_its_verdict_controls_label():
+    # one element for the header and the ✓/✗ beside it (was a row holding the two)
+    header = verdict_control(app(), "chunk_relevance").label
+    assert header.startswith(f"**{inert('chunk_relevance')}** ")
+    assert ":gray[score]" in header and "50% yes" in header
 
 
 def test_the_labels_travel_in_the_share_link():

@@ -4,7 +4,7 @@ import json
 import re
 
 import pytest
-from conftest import load_case, load_file
+from conftest import load_case, load_file, markdown
 from jev_servers import FaultyServer, MockProcess
 from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
@@ -50,7 +50,7 @@ def metric(at: AppTest, label: str) -> list[str]:
 def labels(at: AppTest) -> list[str]:
     """Each evaluator card's label ("50% yes"), in card order."""
     label = r":gray\[· label\]\u00a0\*\*(.+?)\*\*$"  # the label after a non-breaking space
-    found = (re.search(label, shown(m.value)) for m in at.markdown)
+    found = (re.search(label, shown(m)) for m in markdown(at))
     return [m.group(1) for m in found if m]
 
 
@@ -97,7 +97,7 @@ def test_selecting_evaluators_adds_their_cards():
     at = app()
     at.multiselect(key="evaluators").set_value(["chunk_relevance", "toxicity"]).run()
     assert len(labels(at)) == 2
-    assert any("toxicity" in m.value for m in at.markdown)
+    assert any("toxicity" in m for m in markdown(at))
 
 
 def test_the_judge_can_be_switched_in_the_sidebar():
@@ -383,7 +383,7 @@ def test_untrusted_text_is_never_rendered_as_markdown(hostile):
     at = app()
     chunk_areas(at)[0].set_value(hostile).run()
     assert not at.exception
-    assert all(hostile not in m.value for m in at.markdown)
+    assert all(hostile not in m for m in markdown(at))  # card headers (widget labels) too
     assert all(hostile not in c.value for c in at.caption)
 
 

@@ -687,6 +687,25 @@ def test_a_cards_score_and_label_each_stay_on_one_line_at_1280(page):
     assert all(count == 1 for _, count in lines), lines
 
 
+def test_a_cards_verdict_control_is_its_header_and_sits_beside_it(page):
+    # one element, the ✓/✗ control whose label is the header, laid out as one line
+    label, first = page.evaluate("""() => {
+        const card = document.querySelector("[class*='st-key-truth_chunk_relevance']");
+        const box = (el) => { const r = el.getBoundingClientRect(); return [r.top, r.bottom,
+                                                                              r.left, r.right]; };
+        return [box(card.querySelector("[data-testid='stWidgetLabel']")),
+                box(card.querySelector("button"))]; }""")
+    middle = (label[0] + label[1]) / 2
+    assert first[0] <= middle <= first[1] and first[2] >= label[3], (label, first)
+
+
+def test_a_chunk_is_two_blocks_its_box_and_the_row_under_its_text(page):
+    blocks = page.evaluate("""() => [...document.querySelectorAll("[class*='st-key-chunkbox_']")]
+        .map(box => box.querySelectorAll("[data-testid='stVerticalBlock'], "
+                                         + "[data-testid='stHorizontalBlock']").length)""")
+    assert blocks == [1, 1, 1, 1]  # the row of moves, label and verdict (the box is the other)
+
+
 def test_a_new_evaluator_opened_from_below_comes_into_view_with_the_cursor_in_its_name(page):
     button = page.get_by_role("button", name="New evaluator")
     button.scroll_into_view_if_needed()  # under the case: the results column's top is above

@@ -23,7 +23,8 @@ APPROXIMATE = ("Your own question, answered offline from its wording and the tex
 def result_card(name: str, result: Result, stale: bool = False, labelled: bool = False) -> None:
     """Name, verdict, score and label on one line, the reason under it: two elements (an
     edit redraws every card; with metrics and columns a card was six). `labelled`: the
-    person's verdict (pass / fail) beside the first line, the truth it is measured by."""
+    person's verdict (pass / fail) beside the first line, the truth it is measured by; the
+    line is then that control's label, so the card stays two elements (was a row of two)."""
     if result.skipped:
         st.markdown(f"**{inert(name)}** {verdict.badge(verdict.SKIPPED)}")
         st.caption(inert(result.reason.replace("`", "")))
@@ -41,16 +42,9 @@ def result_card(name: str, result: Result, stale: bool = False, labelled: bool =
     head = (f"**{inert(name)}** {verdict.badge(word, stale, ' · stale' if stale else '')}"
             f"{mark}{approx} :gray[score]{NBSP}**{score:.2f}** :gray[· label]{NBSP}"
             f"**{inert(result.label)}**")
-    if labelled:
-        with st.container(horizontal=True, vertical_alignment="center", wrap=False,
-                          gap="small"):
-            st.markdown(head)
-            st.segmented_control(
-                f"Your verdict on {name}", [state.PASS, state.FAIL],
-                key=state.truth_key(name), label_visibility="collapsed",
-                format_func=GLYPHS.get,
-                help="your verdict: should this evaluator pass on this case? ✓ pass, ✗ "
-                     "fail (click again to clear)")
+    if labelled:  # the header is the ✓/✗ control's own label, drawn beside it (report.CSS)
+        st.segmented_control(head, [state.PASS, state.FAIL], key=state.truth_key(name),
+                             format_func=GLYPHS.get)  # ✓ it should pass, ✗ fail; again: clear
     else:
         st.markdown(head)
     st.caption(inert(f"{result.reason.replace('`', '')} Passes at score {rule} "

@@ -226,7 +226,8 @@ def editor() -> dict[str, DeltaGenerator]:
     for pos, uid in enumerate(ids):
         # the chunk's text takes the column's whole width (a real chunk is read here); its
         # moves, the person's label and the judge's verdict share one flex row under it,
-        # which wraps when narrow: never cut off, and few blocks (each costs every edit)
+        # which wraps when narrow: never cut off, and few blocks (each costs every edit): two
+        # per chunk, the box and its row
         with st.container(key=f"chunkbox_{uid}"):
             where = Address.of_chunk(pos)
             st.text_area(str(where), key=state.chunk_key(uid), height=110,
@@ -246,7 +247,7 @@ def editor() -> dict[str, DeltaGenerator]:
                     on_change=rerun_live,
                     help="your label: relevant or noise (click again to clear); the summary "
                          "says how far the judge agrees")
-                slots[uid] = st.container()
+                slots[uid] = st.empty()  # one element, not a block: the verdict is one line
     st.button("Add a chunk", on_click=editing.add_chunks, args=([""],))
     paste = st.expander("Paste many chunks at once", key="paste_open", on_change="rerun")
     if paste.open:  # drawn only when opened: nothing to draw per edit otherwise

@@ -44,6 +44,12 @@ CSS = """<style>
 .stApp .stMultiSelect .react-aria-ComboBox > div { max-height: none; height: auto; }
 .stApp .stButtonGroup > div:last-child { flex-wrap: wrap; overflow: visible; }
 .stApp [class*="st-key-card_"] strong { white-space: nowrap; }
+.stApp [class*="st-key-truth_"] .stButtonGroup { display: flex; flex-direction: row;
+  align-items: center; column-gap: 0.5rem; }
+.stApp [class*="st-key-truth_"] [data-testid="stWidgetLabel"] { margin: 0; min-height: 0;
+  flex: 0 1 auto; min-width: 0; }
+.stApp [class*="st-key-truth_"] [data-testid="stWidgetLabel"] p { font-size: 1rem; }
+.stApp [class*="st-key-truth_"] .stButtonGroup > div:last-child { flex: none; }
 """
 # The Playground's results column (its container's key): it stands hidden while the case's
 # first text area is still Streamlit's grey placeholder, which it is only while a freshly
