@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from pages.app.views import playground
+from pages.app.views import case_link, playground
 
 
 def page() -> None:
@@ -12,7 +12,7 @@ def page() -> None:
     playground.workbench()  # its own error boundary: it reruns on its own
     # Last: an HTML element stands as a placeholder until its code has loaded, and at the
     # top it pushed the title down for the first half second of a visit.
-    playground.one_history_entry_per_page()
+    case_link.one_history_entry_per_page()
 
 
 page()

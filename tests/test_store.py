@@ -17,7 +17,7 @@ from conftest import EXAMPLES, ROOT
 from jev_servers import down_url
 from postgres import new_database, postgres_url  # noqa: F401  (a session fixture)
 
-from jeval_core import casefile, judges, store
+from jeval_core import casefile, judges, migrations, store
 from jeval_core.aggregate import EvaluatorSummary, Summary
 from jeval_core.errors import JevalError
 from jeval_core.scoring import score
@@ -176,7 +176,7 @@ def _version(url: str) -> int:
     engine = sa.create_engine(url)
     try:
         with engine.connect() as conn:
-            return conn.execute(sa.select(store.schema_version.c.version)).scalar_one()
+            return conn.execute(sa.select(migrations.schema_version.c.version)).scalar_one()
     finally:
         engine.dispose()
 
@@ -187,10 +187,10 @@ def _version_1_database(url: str) -> str:
     try:
         with engine.begin() as conn:
             md = sa.MetaData()
-            runs, cases = store._schema_1(md)
+            runs, cases = migrations._schema_1(md)
             md.create_all(conn)
-            store.schema_version.create(conn)
-            conn.execute(store.schema_version.insert().values(version=1))
+            migrations.schema_version.create(conn)
+            conn.execute(migrations.schema_version.insert().values(version=1))
             conn.execute(runs.insert().values(
                 id="a" * 32, name="old", dataset="sample.jsonl", dataset_hash="ab" * 32,
                 judge="lexical", model=None, evaluators="[]", thresholds="{}",
@@ -210,7 +210,7 @@ def test_an_older_schema_is_migrated_and_opening_again_is_a_no_op(
     with open_store(url) as s:  # version 1 -> today's: the hosted judge's base URL is added
         assert s.run(old).done == 1 and s.run(old).base_url is None
         assert {c.index for c in s.cases(old)} == {0}
-    latest = len(store.MIGRATIONS)
+    latest = len(migrations.MIGRATIONS)
     assert _version(url) == latest
 
     calls = []
@@ -219,7 +219,7 @@ def test_an_older_schema_is_migrated_and_opening_again_is_a_no_op(
         calls.append(1)
         conn.execute(sa.text("ALTER TABLE jeval_runs ADD COLUMN note TEXT"))
 
-    monkeypatch.setattr(store, "MIGRATIONS", [*store.MIGRATIONS, add_note])
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, add_note])
     with open_store(url) as s:
         assert s.run(old).done == 1 and {c.index for c in s.cases(old)} == {0}
     assert calls == [1] and _version(url) == latest + 1
@@ -232,15 +232,15 @@ def test_an_older_schema_is_migrated_and_opening_again_is_a_no_op(
         assert s.migrate() == latest + 1 and again.migrate() == latest + 1
     assert calls == [1] and _version(url) == latest + 1
 
-    monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:latest])  # an older jeval
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:latest])  # an older jeval
     with pytest.raises(JevalError, match=f"schema version {latest + 1}, newer than this jeval"):
         open_store(url)
 
 
 def test_an_empty_database_gets_every_migration(url: str) -> None:
     with open_store(url) as s:
-        assert s.migrate() == len(store.MIGRATIONS)
-    assert _version(url) == len(store.MIGRATIONS)
+        assert s.migrate() == len(migrations.MIGRATIONS)
+    assert _version(url) == len(migrations.MIGRATIONS)
 
 
 WRITER = textwrap.dedent("""

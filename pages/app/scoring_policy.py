@@ -1,0 +1,72 @@
+"""Which judge scores the Playground's case, and when: offline judges on every commit
+(cached by the case, not by the thresholds: a threshold is a what-if that re-reduces the
+answers already given); a hosted judge only when its button is pressed (or live, in
+views/hosted_live.py), and never the other judge's results under its name. No drawing."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from jeval_core import Case, JevalError, Report, evaluators, judges
+from jeval_core.evaluators import Evaluator
+from jeval_core.judges import Judge
+from jeval_core.request import Packed
+from jeval_core.scoring import prepare, run
+from pages.app import custom, hosted, resources, state
+
+
+def offline_judge(name: str, calibration: str | None = None) -> Judge:
+    if resources.offline_judge_ready(name, calibration):
+        return resources.offline_judge(name, calibration)
+    with st.spinner("Loading the offline judge…"):
+        return resources.offline_judge(name, calibration)
+
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def score_offline(case: Case, names: tuple[str, ...], judge: str,
+                  calibration: str | None = None, definitions: tuple[str, ...] = ()) -> Report:
+    """Pure in its arguments (plain names, not objects, so Streamlit can hash them; a
+    profile by name and fingerprint; a custom evaluator by its definition's text): the same
+    case and evaluators are never judged twice (thresholds re-reduce the answers)."""
+    offline = resources.offline_judge(judge, calibration)
+    chosen = evaluators.resolve(names, custom=custom.from_texts(definitions))
+    return run(prepare(case, chosen, offline), offline)
+
+
+
+# ---- scoring ----
+
+def run_scoring(case: Case, chosen: tuple[Evaluator, ...], judge: str, asked: bool,
+                packed: Packed | None = None) -> tuple[Report | None, str | None]:
+    """Offline judges score on every commit; the hosted one only when asked, with the request
+    packed for its button when there is one. Never the other judge's results under this
+    judge's name."""
+    if judges.entry(judge).offline:
+        try:
+            calibration = state.calibration_for(judge)
+            offline_judge(judge, calibration)  # loaded outside the cached function (spinner)
+            return score_offline(case, tuple(e.name for e in chosen), judge, calibration,
+                                 custom.texts(chosen)), None
+        except JevalError as err:
+            return None, str(err)
+    error = None
+    if asked:
+        try:
+            judge_now = hosted.from_settings()
+            try:
+                request = packed if packed is not None else prepare(case, chosen, judge_now)
+                request.check_budget()
+                state.set_hosted_report(run(request, judge_now))
+            finally:
+                judge_now.close()
+        except JevalError as err:
+            error = str(err)
+    return state.hosted_report(), error
+
+
+
+def is_stale(report: Report, now: Packed) -> bool:
+    """Whether a hosted result was scored from another case or other evaluators than `now`."""
+    return (report.packed.state != now.state
+            or [e.name for e in report.packed.selected] != [e.name for e in now.selected])

@@ -1,0 +1,236 @@
+"""The Playground's scored case drawn: the summary, the cards, what-if thresholds, details,
+questions, each judge side by side, the export and keep-as-run; presentation mode; the
+verdict beside each chunk."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from jeval_core import Case, JevalError, Report, judges
+from jeval_core.address import Address
+from jeval_core.evaluators import Evaluator
+from jeval_core.labels import on_case
+from jeval_core.request import pack
+from jeval_core.scoring import DetailRow
+from pages.app import case as editing
+from pages.app import custom, resources, state
+from pages.app.scoring_policy import is_stale, offline_judge, score_offline
+from pages.app.views import report as draw
+from pages.app.views import verdict
+from pages.app.views.card import result_cards
+from pages.app.views.case_editor import case_payload
+from pages.app.views.text import inert
+
+
+def on_pick(chart_key: str) -> None:
+    """A click on a bar focuses its chunk (a click beside the bars, none)."""
+    chart = st.session_state.get(chart_key) or {}  # the chart's own selection state
+    picked = (chart.get("selection") or {}).get("pick") or []
+    chunk = Address.parse(str(picked[0].get("judged", ""))).chunk if picked else None
+    state.put(state.FOCUS, None if chunk is None else str(Address.of_chunk(chunk)))
+
+
+
+def on_threshold(name: str) -> None:
+    thresholds = state.thresholds()
+    thresholds[name] = float(state.get(state.threshold_key(name)))
+    state.set_thresholds(thresholds)
+
+
+
+def on_reset_thresholds() -> None:
+    state.set_thresholds({})
+    state.forget_sliders()
+
+
+
+def chunk_verdict(text: str, row: DetailRow | None, offline: str | None = None,
+                  label: bool | None = None) -> None:
+    """Beside a chunk: its p(relevant) and verdict, and the words that drove p; `offline`
+    names the offline judge when its verdict stands in for the hosted judge's; a red mark
+    when the person's `label` says otherwise."""
+    if not text.strip():
+        st.caption("blank: not judged (it keeps its rank)")
+        return
+    if row is None:
+        st.empty()  # the slot is written on every run, even with nothing to say
+        return
+    colour = "orange" if row.unsure else ("green" if row.yes else "gray")
+    mark = f" · {inert(offline)} judge" if offline else ""
+    line = f":{colour}-badge[p {row.p:.2f} · {inert(row.verdict)}{mark}]"
+    if label is not None and label != row.yes:
+        line += f" :red-badge[✗ you: {state.RELEVANT if label else state.NOISE}]"
+    words = [t for _, _, t in row.evidence]
+    if words:  # one highlight for the list: a highlight's padding would gap each comma
+        line += " why: :orange-background[" + ", ".join(inert(w) for w in words[:8]) + "]"
+    st.markdown(line)
+
+
+
+def agreement_line(report: Report, stale: bool) -> str | None:
+    """The summary band's line on the person's labels: how far the judge agrees."""
+    if stale:
+        return None
+    agreed = on_case(report, editing.labels())
+    said = agreed.short()
+    if not said:
+        return None  # each chunk and card offers its label; nothing to say yet
+    colour = "orange" if agreed.disagreements else "green"
+    return ":small[" + "  \n".join(f":{colour}[{inert(line)}]"
+                                    for line in ["labels agree:", *said]) + "]"
+
+
+
+def focused_chunk(chunks: int) -> int | None:
+    """The chunk in focus (picked on the chart or in the Focus box), if it still exists."""
+    focus = Address.parse(state.text(state.FOCUS)).chunk
+    if focus is None or focus >= chunks:
+        state.put(state.FOCUS, None)
+        return None
+    return focus
+
+
+
+def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: bool,
+           elapsed: float, focus: int | None = None, standing_in: str | None = None) -> None:
+    draw.summary(report, len(case.context), case.blank_chunks(), stale, note=standing_in,
+                 agreed=agreement_line(report, stale))
+    header(report, elapsed, stale, standing_in)
+    result_cards(report.results, stale, labelled=True)
+    draw.trust(report)
+    what_if(report)
+    names = [n for n, r in report.results.items() if not r.skipped]
+    if names:
+        if st.session_state.get("detail_pick") not in names:
+            st.session_state.pop("detail_pick", None)
+        with st.container(horizontal=True, vertical_alignment="bottom"):
+            pick = st.pills("Details of", names, key="detail_pick", default=names[0],
+                            required=True) or names[0]
+            chunks = [f"context[{i}]" for i in range(len(case.context))]
+            st.selectbox("Focus on", [None, *chunks], key="focus", placeholder="no chunk",
+                         format_func=lambda v: "no chunk" if v is None else v, width=170,
+                         help="or click a bar: its chunk is framed in the editor, its bars "
+                              "and its questions stand out")
+        draw.detail(report, pick, focus, on_pick)
+    st.subheader("Questions")
+    draw.questions_table(report, focus)
+    box = st.expander("Judges side by side", key="compare_open", on_change="rerun")
+    if box.open:
+        with box:
+            each_judge(case, chosen, report)
+    st.subheader("Export")
+    draw.exports(report, case_payload(case, chosen))
+    keep_as_run(case, chosen, report)
+    draw.request_panel(report)
+
+
+
+def keep_as_run(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
+    """Keep this scored case in the run history (the Dashboard) as a run of one case."""
+
+    def keep() -> None:
+        from jeval_core import runs
+        from jeval_core.casefile import CaseFile
+        try:
+            run_id = runs.save_case(resources.store(), CaseFile(
+                case, chosen, dict(report.thresholds), extra=editing.labels().to_extra()),
+                report)
+            state.say(state.KEPT_RUN, f"Kept as run {run_id[:8]}: see it on the Dashboard.")
+        except JevalError as err:
+            state.say(state.KEPT_RUN, f"Not kept: {err}")
+
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.button("Keep as a run", on_click=keep, key="keep_run",
+                  help="stores this case and its results as a run of one case in the run "
+                       "history; the judge is not asked again")
+        said = state.said(state.KEPT_RUN)
+        if said:
+            st.caption(inert(said))
+
+
+
+def what_if(report: Report) -> None:
+    """A threshold slider per evaluator: verdicts follow at once, the judge is not asked."""
+    box = st.expander("What if: thresholds (the judge is not asked again)", key="whatif_open",
+                      on_change="rerun")
+    if not box.open:  # drawn only when opened: nothing to draw per edit otherwise
+        return
+    with box:
+        # the effect is drawn beside the sliders: the cards it changes may be out of view
+        word = verdict.of_case(report.passed)
+        st.markdown(f"At these thresholds the case is **:{verdict.colour(word)}[{word}]**")
+        names = list(report.results)
+        cols = st.columns(2)
+        for i, name in enumerate(names):
+            key = state.threshold_key(name)
+            if key not in st.session_state:
+                st.session_state[key] = float(report.results[name].threshold)
+            rule = "≥" if report.results[name].higher_is_better else "≤"
+            with cols[i % 2]:
+                st.slider(f"{name} passes at score {rule}", 0.0, 1.0, step=0.05,
+                          key=key, on_change=on_threshold, args=(name,), format="%.2f")
+                st.markdown(draw.chip(name, report.results[name], False))
+        if state.thresholds():
+            st.button("Back to the default thresholds", on_click=on_reset_thresholds)
+
+
+
+def each_judge(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
+    """local and lexical on the same case (offline, cached), and Jev's when it scored it."""
+    if not st.toggle("Score this case with each judge", key="compare_on"):
+        offline = " and ".join(judges.offline_names())
+        hosted = judges.entry(judges.hosted_name() or judges.DEFAULT).title
+        st.caption(f"Scores the same case with the {offline} judges and shows p per question "
+                   f"in columns ({hosted}'s too once it has scored this case).")
+        return
+    reports: dict[str, Report] = {}
+    names = tuple(e.name for e in chosen)
+    for judge in judges.offline_names():
+        try:
+            reports[judge] = score_offline(case, names, judge, None, custom.texts(chosen))
+        except JevalError as err:
+            st.error(inert(f"{judge}: {err}"))
+    answered = state.hosted_report()
+    if answered is not None and not is_stale(answered, pack(case, chosen)):
+        reports[answered.judge] = answered
+    if len(reports) >= 2:
+        draw.judges_table(reports)
+
+
+
+def presentation(case: Case, report: Report | None, stale: bool,
+                 per_chunk: dict[int, DetailRow], standing_in: str | None = None) -> None:
+    """For demos: no editor; the verdict large, the question and answer, chunk cards."""
+    if report is None:
+        st.info("Nothing scored yet: switch presentation mode off to edit and score.")
+        return
+    draw.summary(report, len(case.context), case.blank_chunks(), stale, big=True,
+                 note=standing_in)
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.markdown("**The question**")
+        st.text(case.input)
+    with right:
+        st.markdown("**The answer**")
+        st.text(case.output)
+    st.markdown("**What was retrieved**")
+    draw.present_chunks(case.context, per_chunk)
+    result_cards(report.results, stale)
+
+
+
+def header(report: Report, elapsed: float, stale: bool,
+           standing_in: str | None = None) -> None:
+    line = (f"{standing_in} · " if standing_in else "") + (
+        f"judge: {report.judge} · judge time {report.latency_s * 1000:.0f} ms · "
+            f"shown in {elapsed * 1000:.0f} ms")
+    if report.model:
+        line += f" · model {report.model}"
+    if report.request_id:
+        line += f" · request id {report.request_id}"
+    note = (f"{offline_judge(report.judge).note} Verdicts can differ from the hosted judge's."
+            if report.approximates else None)
+    st.caption(inert(line + (" · an offline approximation" if note else "")), help=note)
+    if stale:
+        st.warning("These results are stale: the case changed since they were scored. "
+                   "Press the button to score it again.")
