@@ -12,8 +12,7 @@ ASSETS = Path(__file__).resolve().parent / "assets"
 
 
 def _to_playground() -> None:
-    """`/live` and `/play`: open the Playground with whatever the address carried (a share
-    link)."""
+    """`/live`: open the Playground with whatever the address carried (a share link)."""
     st.switch_page("pages/playground.py", query_params=st.query_params.to_dict())
 
 
@@ -26,12 +25,13 @@ def main() -> None:
     case.ensure_case()  # before the sidebar: a share link may choose the judge
     # st.navigation comes before any widget of this file: a widget's id includes the hash of
     # the script that draws it, and this file's must be the same on every run.
-    # The default page's path is given: left to Streamlit, a rerun after a widget bound to
-    # the query string lost the sidebar in AppTest (seen, not explained). Streamlit serves
-    # the default page at `/` only, so `/play` and `/live` (the Playground's old address)
-    # are hidden pages below that open it.
+    # The default page's path is given as "play": left to Streamlit, or given as anything
+    # else ("playground" was tried), a rerun after a sidebar widget lost the whole sidebar in
+    # AppTest (seen, not explained). Streamlit serves the default page at `/` only, so
+    # `/play` itself still answers "Page not found"; `/live` (the Playground's old address)
+    # is a hidden page below that opens it.
     playground = st.Page("pages/playground.py", title="Playground", default=True,
-                         url_path="playground")
+                         url_path="play")
     page = st.navigation([
         playground,
         st.Page("pages/dataset.py", title="Dataset", url_path="datasets"),
@@ -40,7 +40,6 @@ def main() -> None:
         st.Page("pages/metrics.py", title="Metrics", url_path="evaluators"),
         # `/live` (where the hosted judge's live mode is): the Playground, the case kept
         st.Page(_to_playground, title="Live", url_path="live", visibility="hidden"),
-        st.Page(_to_playground, title="Play", url_path="play", visibility="hidden"),
     ])
     # Compare picks its own judges, Metrics and Dashboard judge nothing: no judge radio there
     if page.title in ("Playground", "Dataset"):
