@@ -184,7 +184,7 @@ def test_a_refused_jev_call_shows_its_error_on_the_first_screen(page):
     page.set_viewport_size({"width": 1280, "height": 800})
     with Running(MockConfig(key="sk-the-right-key-000")) as mock:
         page.get_by_text("Jev (hosted, needs a key)").click()
-        base = page.get_by_label("Base URL")
+        base = page.get_by_role("textbox", name="Base URL")
         base.fill(mock.url)
         base.press("Enter")
         key = page.get_by_role("textbox", name="API key", exact=True)
@@ -349,7 +349,7 @@ def test_a_hostile_error_message_shows_literally(page):
     with Running(MockConfig()) as mock, \
             FaultyServer(mock.url, [(422, {}, {"detail": hostile})]) as faulty:
         page.get_by_text("Jev (hosted, needs a key)").click()
-        base = page.get_by_label("Base URL")
+        base = page.get_by_role("textbox", name="Base URL")
         base.fill(faulty.url)
         base.press("Enter")
         key = page.get_by_role("textbox", name="API key", exact=True)
@@ -418,7 +418,7 @@ def test_one_click_on_each_judge_switches_it_on_the_first_visit(first_visit):
     scored_by(page, "local")
     with FaultyServer(down_url(), []) as recorder:
         click_judge(page, "jev")
-        base = page.get_by_label("Base URL")
+        base = page.get_by_role("textbox", name="Base URL")
         expect(base).to_be_visible()
         one_run(page, lambda: enter(base, recorder.url))
         expect(base).to_have_value(recorder.url)
@@ -451,7 +451,7 @@ def test_the_jev_settings_take_the_first_keystroke_on_the_first_visit(first_visi
     expect(judge_radio(page)).to_have_text(LABELS["jev"])
     key = "sk-browser-test-first-keystroke"
     with Running(MockConfig(key=key)) as mock, FaultyServer(mock.url, []) as proxy:
-        base = page.get_by_label("Base URL")
+        base = page.get_by_role("textbox", name="Base URL")
         one_run(page, lambda: enter(base, proxy.url))
         expect(base).to_have_value(proxy.url)
         secret = page.get_by_role("textbox", name="API key", exact=True)
@@ -699,11 +699,13 @@ def test_a_cards_verdict_control_is_its_header_and_sits_beside_it(page):
     assert first[0] <= middle <= first[1] and first[2] >= label[3], (label, first)
 
 
-def test_a_chunk_is_two_blocks_its_box_and_the_row_under_its_text(page):
+def test_a_chunk_is_its_box_the_row_under_its_text_and_the_verdict_s_slot(page):
     blocks = page.evaluate("""() => [...document.querySelectorAll("[class*='st-key-chunkbox_']")]
         .map(box => box.querySelectorAll("[data-testid='stVerticalBlock'], "
                                          + "[data-testid='stHorizontalBlock']").length)""")
-    assert blocks == [1, 1, 1, 1]  # the row of moves, label and verdict (the box is the other)
+    # the row of moves and label, and in it the verdict's slot (a container: the live panel
+    # writes there from its fragment); the box itself is the third block
+    assert blocks == [2, 2, 2, 2]
 
 
 def test_a_new_evaluator_opened_from_below_comes_into_view_with_the_cursor_in_its_name(page):

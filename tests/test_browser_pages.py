@@ -53,7 +53,7 @@ def test_an_address_in_an_error_is_copied_as_written(browser, server):
     page.get_by_text("50% yes").first.wait_for(timeout=120_000)
     other = f"http://127.0.0.1:{free_port()}"
     page.get_by_text("Jev (hosted, needs a key)").click()
-    base = page.get_by_label("Base URL")
+    base = page.get_by_role("textbox", name="Base URL")
     base.fill(other)
     base.press("Enter")
     button = page.get_by_role("button", name="Score with Jev")

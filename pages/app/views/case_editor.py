@@ -187,7 +187,10 @@ def editor() -> dict[str, DeltaGenerator]:
                     on_change=rerun_live,
                     help="your label: relevant or noise (click again to clear); the summary "
                          "says how far the judge agrees")
-                slots[uid] = st.empty()  # one element, not a block: the verdict is one line
+                # a container, not st.empty(): a fragment may write only where its last full run
+                # wrote, and an empty slot the live panel skipped broke the page (Streamlit's
+                # InvalidLayoutContextError on a shared noisy_retrieval link)
+                slots[uid] = st.container()
     st.button("Add a chunk", on_click=editing.add_chunks, args=([""],))
     paste = st.expander("Paste many chunks at once", key="paste_open", on_change="rerun")
     if paste.open:  # drawn only when opened: nothing to draw per edit otherwise
