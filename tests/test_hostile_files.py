@@ -104,14 +104,22 @@ COMMANDS = {
 }
 
 
+@pytest.fixture(scope="module")
+def bare_rss_mb() -> float:
+    """The peak RSS wait4 reports for a jeval that reads nothing: a child's figure starts at
+    its parent's size when it forks, and this test process may have grown large."""
+    return run_cli(["--help"], timeout=60).max_rss_mb
+
+
 @pytest.mark.parametrize("kind", ["dev-zero", "symlink", "fifo"])
 @pytest.mark.parametrize("command", list(COMMANDS))
-def test_a_file_that_never_ends_is_read_up_to_its_cap_only(tmp_path, command, kind):
+def test_a_file_that_never_ends_is_read_up_to_its_cap_only(tmp_path, command, kind,
+                                                           bare_rss_mb):
     named = endless(tmp_path, kind)
     run = run_cli(COMMANDS[command](named), timeout=60)
     line = assert_one_line_failure(run, (2,))
     assert named in line and "over 1 MB" in line
-    assert run.max_rss_mb < 400
+    assert run.max_rss_mb < max(bare_rss_mb, 150) + 250  # uncapped, it read 3 GB
 
 
 # ---- calibration profiles, checked on import and on read -----------------------------------
