@@ -31,12 +31,6 @@ MODEL_FILE = Path(__file__).resolve().parent.parent / "models" / "reader-minilm-
 MODEL_SHA256 = "7feee98f7c2c3b549fa05eaf91f48d8f396df7dc0bbbe6cd9e79097ac4275504"
 MAX_TOKENS = 128  # one read: what the reader was trained on
 POOLED = "pooled"  # the model's second output: that vector
-# One pair per run: the int8 model quantizes its activations with one scale per tensor, so
-# the rows of a batch (and their padding) move each other's logits. Read alone, a pair's
-# logits are its own, whatever else is read with it, and the cache per pair is exact. On
-# this machine it costs nothing: a pair of ~50 tokens takes ~7 ms alone, ~6 ms in a batch
-# of 8, and one of 128 tokens is faster alone (16 ms against 20).
-BATCH = 1
 CACHE_SIZE = 16384  # pairs kept across reruns (4 logits and the pooled vector: ~25 MB)
 
 
@@ -149,17 +143,19 @@ class Model:
         return np.stack(rows) if rows else np.zeros((0, self._width), dtype=np.float32)
 
     def _run(self, wanted: dict[bytes, tuple[str, str]]) -> None:
+        """Read each pair alone: the int8 model quantizes its activations with one scale per
+        tensor, so the rows of a batch (and their padding) would move each other's logits.
+        Alone, a pair's logits are its own whatever is read beside it, and the cache per pair
+        is exact. It costs nothing here: ~7 ms for a pair of ~50 tokens alone, ~6 ms each in
+        a batch of 8; a pair of 128 tokens is faster alone (16 ms against 20)."""
         keys = list(wanted)
-        found = self._tok.encode_batch([wanted[k] for k in keys])
-        order = sorted(range(len(keys)), key=lambda i: len(found[i].ids))
-        for start in range(0, len(order), BATCH):
-            batch = order[start:start + BATCH]
-            ids, mask, types = padded([found[i] for i in batch])
+        for key, found in zip(keys, self._tok.encode_batch([wanted[k] for k in keys]),
+                              strict=True):
+            ids, mask, types = padded([found])
             out = np.hstack(self._session.run(self._outputs, {
                 "input_ids": ids, "attention_mask": mask, "token_type_ids": types}))
-            for row, i in enumerate(batch):
-                self._cache[keys[i]] = out[row].astype(np.float32)
-            self.reads += len(batch)
+            self._cache[key] = out[0].astype(np.float32)
+            self.reads += 1
 
     def length(self, text: str) -> int:
         """Tokens in a text read alone (no [CLS]/[SEP]), kept per text."""
@@ -194,8 +190,8 @@ class Model:
 
     def read(self, relevance: Sequence[tuple[str, str]] = (),
              nli: Sequence[tuple[str, str]] = ()) -> tuple[np.ndarray, np.ndarray]:
-        """Both tasks' reads in one pass through the model (a case's misses go out in the
-        fewest batches): `relevance` as Model.relevance, `nli` as Model.nli."""
+        """Both tasks' reads at once (one cache lookup for the case): `relevance` as
+        Model.relevance, `nli` as Model.nli."""
         windows = self._windows({"relevance": relevance, "nli": nli})
         z = np.array([float(w[:, 0].max()) for w in windows["relevance"]])
         rows = [_softmax(w[:, 1:4]) for w in windows["nli"]]
