@@ -12,7 +12,7 @@ ASSETS = Path(__file__).resolve().parent / "assets"
 
 
 def _to_playground() -> None:
-    """`/live`: open the Playground with whatever the address carried (a share link)."""
+    """`/play`, `/live`: open the Playground with whatever the address carried (a share link)."""
     st.switch_page("pages/playground.py", query_params=st.query_params.to_dict())
 
 
@@ -25,28 +25,31 @@ def main() -> None:
     case.ensure_case()  # before the sidebar: a share link may choose the judge
     # st.navigation comes before any widget of this file: a widget's id includes the hash of
     # the script that draws it, and this file's must be the same on every run.
-    # The default page's path is given as "play": left to Streamlit, or given as anything
-    # else ("playground" was tried), a rerun after a sidebar widget lost the whole sidebar in
-    # AppTest (seen, not explained). Streamlit serves the default page at `/` only, so
-    # `/play` itself still answers "Page not found"; `/live` (the Playground's old address)
-    # is a hidden page below that opens it.
+    # Streamlit serves the default page at `/`; its url_path is only reserved. None of the
+    # url_paths below may be a file name in pages/: Streamlit also scans pages/ the v1 way
+    # (AppTest on every rerun, a fresh server on its first request), and a request for
+    # "playground" would then run pages/playground.py alone, without this file's sidebar.
+    # `/play` and `/live` (the Playground's addresses in links) are hidden pages opening it.
     playground = st.Page("pages/playground.py", title="Playground", default=True,
-                         url_path="play")
+                         url_path="home")
+    dataset = st.Page("pages/dataset.py", title="Dataset", url_path="datasets")
+    compare = st.Page("pages/compare.py", title="Compare", url_path="judges")
     page = st.navigation([
         playground,
-        st.Page("pages/dataset.py", title="Dataset", url_path="datasets"),
-        st.Page("pages/compare.py", title="Compare", url_path="judges"),
+        dataset,
+        compare,
         st.Page("pages/dashboard.py", title="Dashboard", url_path="runs"),
         st.Page("pages/metrics.py", title="Metrics", url_path="evaluators"),
-        # `/live` (where the hosted judge's live mode is): the Playground, the case kept
+        # `/play` and `/live` (the hosted judge's live mode): the Playground, the case kept
+        st.Page(_to_playground, title="Play", url_path="play", visibility="hidden"),
         st.Page(_to_playground, title="Live", url_path="live", visibility="hidden"),
     ])
     # Compare picks its own judges, Metrics and Dashboard judge nothing: no judge radio there
-    if page.title in ("Playground", "Dataset"):
+    if page is playground or page is dataset:
         sidebar.judge_settings()
-    elif page.title == "Compare":
+    elif page is compare:
         sidebar.hosted_connection()
-    if page.title == "Playground":
+    if page is playground:
         sidebar.presentation_toggle()
     page.run()
 

@@ -1,4 +1,4 @@
-"""End to end in a real browser: `/live`, an error's address copied as written, and the
+"""End to end in a real browser: `/play` and `/live`, an error's address copied as written, and the
 Dashboard's example runs on a new store."""
 
 import os
@@ -37,13 +37,15 @@ def browser():
         found.close()
 
 
-@pytest.mark.parametrize("path", ["live"])
+@pytest.mark.parametrize("path", ["play", "live"])
 def test_live_opens_the_playground(browser, server, path):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(f"{server.url}/{path}")
     page.get_by_text("50% yes").first.wait_for(timeout=120_000)  # the seed case, scored
     page.locator("textarea").nth(3).wait_for(timeout=60_000)  # the editor: input ... chunks
     expect(page.get_by_text("Page not found")).to_have_count(0)
+    sidebar = page.locator("[data-testid='stSidebar']")
+    expect(sidebar.get_by_text("Jev (hosted, needs a key)")).to_have_count(1)  # app.py's
     assert page.url.rstrip("/") == server.url  # the Playground's own address
 
 
