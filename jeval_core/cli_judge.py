@@ -31,10 +31,14 @@ def add_openai_flags(parser: argparse.ArgumentParser) -> None:
                         "per million input tokens, for the cost shown (default: none)")
 
 
+# the argparse attribute each of them is parsed into
+OPENAI_ATTRIBUTES = {"endpoint": "endpoint", "concurrency": "concurrency_per_case",
+                     "price_per_million_input_tokens": "price"}
+
+
 def _openai_settings(args: argparse.Namespace) -> dict[str, object]:
-    return {"endpoint": getattr(args, "endpoint", None),
-            "concurrency": getattr(args, "concurrency_per_case", None),
-            "price_per_million_input_tokens": getattr(args, "price", None)}
+    return {setting: getattr(args, attribute, None)
+            for setting, attribute in OPENAI_ATTRIBUTES.items()}
 
 
 def chosen_judge(args: argparse.Namespace) -> Judge:

@@ -59,6 +59,7 @@ runs_t, cases_t = _schema_1(sa.MetaData())  # the current schema
 runs_t.append_column(sa.Column("base_url", sa.Text))  # migration 2: the hosted judge's server
 runs_t.append_column(sa.Column("calibration", sa.Text))  # migration 3: "name · fingerprint"
 runs_t.append_column(sa.Column("definitions", sa.Text))  # migration 4: custom evaluators used
+runs_t.append_column(sa.Column("judge_settings", sa.Text))  # migration 5: how a server judge asks
 
 
 def _profiles_table(md: sa.MetaData) -> sa.Table:
@@ -117,9 +118,15 @@ def _migration_4(conn: Connection) -> None:
     conn.execute(sa.text("ALTER TABLE jeval_runs ADD COLUMN definitions TEXT"))
 
 
+def _migration_5(conn: Connection) -> None:
+    """How a server judge asked beyond its model and server (the openai judge's endpoint,
+    questions in flight, price), so a resumed run asks the same way."""
+    conn.execute(sa.text("ALTER TABLE jeval_runs ADD COLUMN judge_settings TEXT"))
+
+
 # Append only: entry i brings a database from version i to version i + 1.
 MIGRATIONS: list[Callable[[Connection], None]] = [_migration_1, _migration_2, _migration_3,
-                                                  _migration_4]
+                                                  _migration_4, _migration_5]
 
 
 def version_found(conn: Connection, dialect: str) -> int | None:

@@ -94,6 +94,7 @@ class RunSummary:
     base_url: str | None = None  # the hosted judge's server (None for offline judges)
     calibration: str | None = None  # the profile that judged it: "name · fingerprint"
     definitions: list[dict[str, Any]] = field(default_factory=list)  # custom evaluators used
+    judge_settings: dict[str, Any] = field(default_factory=dict)  # Judge.settings at the start
     damaged: str | None = None  # why its stored row does not read (status "damaged")
 
     @property

@@ -82,7 +82,7 @@ def open_run(dataset: Dataset, judge: Judge, store: Store, *,
         evaluators=[e.name for e in chosen] if chosen is not None else [PER_CASE],
         thresholds=dict(thresholds or {}), cases=len(dataset.rows), seeded=seeded,
         base_url=judge.base_url, calibration=judge.calibration,
-        definitions=evaluator_files.definitions(chosen or ()))
+        definitions=evaluator_files.definitions(chosen or ()), judge_settings=judge.settings)
 
 
 def stored_settings(run: RunSummary) -> tuple[tuple[Evaluator, ...] | None, dict[str, float]]:
@@ -120,6 +120,12 @@ def check_resumable(run: RunSummary, judge: Judge,
             "no calibration profile")
         raise JevalError(f"run {short} is judged with {stored}: resume it with that (or leave "
                          "--calibration out)")
+    now = judge.settings
+    for setting, value in run.judge_settings.items():  # runs before migration 5 kept none
+        if setting != "concurrency" and now.get(setting) != value:
+            raise JevalError(f"run {short} was asked with {setting} {one_line(str(value), 40)}"
+                             f", not {one_line(str(now.get(setting)), 40)}: resume it the "
+                             "same way (leave the flag that sets it out)")
     stored_chosen, stored_thresholds = stored_settings(run)
     if chosen is not None and (stored_chosen is None or [e.name for e in chosen]
                                != [e.name for e in stored_chosen]):
@@ -354,6 +360,7 @@ def export_runs(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
             "aggregates": run.summary.to_dict(), "input_tokens": run.input_tokens,
             "cost_usd": run.cost_usd, "seeded": run.seeded, "base_url": run.base_url,
             "calibration": run.calibration, "definitions": run.definitions,
+            "judge_settings": run.judge_settings,
             "rows": [{"index": c.index, "case_id": c.case_id, "case": c.data,
                       "report": None if c.report is None else c.report.to_dict(),
                       "error": c.error, "passed": c.passed, "scores": c.scores,

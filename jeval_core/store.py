@@ -80,11 +80,14 @@ def _summary_of(r: Mapping[str, Any]) -> RunSummary:
         aggregates = _summary(_cell(r[cell], dict))
         cell = "definitions"
         definitions = _cell(r[cell], list) if r[cell] else []
+        cell = "judge_settings"
+        settings = _cell(r[cell], dict) if r[cell] else {}
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return RunSummary(**common, evaluators=[], thresholds={}, status=DAMAGED,
                           aggregates=None, damaged=f"its {cell} cell does not read")
     return RunSummary(**common, evaluators=evaluators, thresholds=thresholds,
-                      status=r["status"], aggregates=aggregates, definitions=definitions)
+                      status=r["status"], aggregates=aggregates, definitions=definitions,
+                      judge_settings=settings)
 
 
 DAMAGED = "damaged"  # a run whose stored row does not read (RunSummary.damaged says why)
@@ -330,7 +333,8 @@ class Store:
                   model: str | None, evaluators: list[str], thresholds: dict[str, float],
                   cases: int, seeded: bool = False, base_url: str | None = None,
                   calibration: str | None = None,
-                  definitions: list[dict[str, Any]] | None = None) -> str:
+                  definitions: list[dict[str, Any]] | None = None,
+                  judge_settings: Mapping[str, Any] | None = None) -> str:
         """Record a run before its first case, so an interrupted one can be resumed."""
         run_id = uuid.uuid4().hex
         values = dict(
@@ -339,7 +343,8 @@ class Store:
             thresholds=_dumps(dict(thresholds)), started_at=_now(), finished_at=None,
             status="running", cases=cases, aggregates="{}", input_tokens=0, cost_usd=0.0,
             seeded=seeded, base_url=base_url, calibration=calibration,
-            definitions=_dumps(definitions) if definitions else None)
+            definitions=_dumps(definitions) if definitions else None,
+            judge_settings=_dumps(dict(judge_settings)) if judge_settings else None)
 
         def insert(conn: Connection) -> None:
             # A retry after an outage may find the row already committed.
@@ -365,7 +370,8 @@ class Store:
             aggregates=_dumps(run["aggregates"]), input_tokens=int(run["input_tokens"]),
             cost_usd=float(run["cost_usd"]), seeded=bool(run.get("seeded", False)),
             base_url=run.get("base_url"), calibration=run.get("calibration"),
-            definitions=_dumps(run["definitions"]) if run.get("definitions") else None)
+            definitions=_dumps(run["definitions"]) if run.get("definitions") else None,
+            judge_settings=_dumps(run["judge_settings"]) if run.get("judge_settings") else None)
         rows = [{"run_id": run_id, "idx": int(c["index"]), "case_id": str(c["case_id"]),
                  "case_json": _dumps(c["case"]),
                  "report": None if c.get("report") is None else _dumps(c["report"]),

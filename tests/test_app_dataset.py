@@ -175,7 +175,7 @@ def test_each_case_opens_in_the_playground_through_a_share_link():
 def test_cancel_stops_the_run_and_keeps_what_finished(monkeypatch):
     gate = threading.Event()
     judge = Gated(gate, free=3)
-    monkeypatch.setattr(resources, "run_judge", lambda name: (judge, ()))
+    monkeypatch.setattr(resources, "run_judge", lambda name, settings=None: (judge, ()))
     at = app()
     at.button(key="ds_run_button").click().run()
     job = at.session_state["ds_job"]
@@ -193,7 +193,7 @@ def test_cancel_stops_the_run_and_keeps_what_finished(monkeypatch):
 def test_a_cancelled_run_continues_without_rescoring(monkeypatch):
     gate = threading.Event()
     first = Gated(gate, free=3)
-    monkeypatch.setattr(resources, "run_judge", lambda name: (first, ()))
+    monkeypatch.setattr(resources, "run_judge", lambda name, settings=None: (first, ()))
     at = app()
     at.button(key="ds_run_button").click().run()
     first.reached.wait(60)
@@ -201,7 +201,7 @@ def test_a_cancelled_run_continues_without_rescoring(monkeypatch):
     gate.set()
     at = finish(at)
     again = Gated(threading.Event(), free=100)
-    monkeypatch.setattr(resources, "run_judge", lambda name: (again, ()))
+    monkeypatch.setattr(resources, "run_judge", lambda name, settings=None: (again, ()))
     at.button(key="ds_resume").click().run()
     at = finish(at)
     assert metric(at, "cases scored") == "45 of 45"

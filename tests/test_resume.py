@@ -290,3 +290,63 @@ def test_ctrl_c_prints_one_line_with_what_was_kept_and_the_resume_command(tmp_pa
     assert proc.returncode == 130, err
     (line,) = err.strip().splitlines()
     assert "interrupted" in line and f"--resume {run_id[:8]}" in line
+
+
+def _completions(request) -> dict:
+    """An OpenAI-compatible /v1/completions reply: " Yes" at 0.8 for each prompt in the list."""
+    import math
+
+    n = len(request.json()["prompt"])
+    return {"choices": [{"index": i, "text": " Yes", "logprobs": {"content": [{
+        "token": " Yes", "logprob": math.log(0.8), "top_logprobs": [
+            {"token": " Yes", "logprob": math.log(0.8)},
+            {"token": " No", "logprob": math.log(0.2)}]}]}} for i in range(n)],
+        "usage": {"prompt_tokens": 100}}
+
+
+def openai_run_stopped_by_the_server(db: Path, server) -> list[str]:
+    """A `--judge openai --endpoint completions --per-case 2 --price 2` run the server answered
+    nothing of (a 400): the resume command the CLI printed."""
+    from hostile_server import Reply
+
+    server.script("POST", "/v1/completions", Reply(400, {}, {"error": {"message": "busy"}}))
+    first = jeval("run", str(SAMPLE), "--judge", "openai", "--base-url", f"{server.url}/v1",
+                  "--model", "m", "--endpoint", "completions", "--per-case", "2", "--price",
+                  "2", "--evaluators", "chunk_relevance", db=db)
+    return one_line(first, 3).split("continue with: ", 1)[1].split()
+
+
+def test_an_openai_run_resumes_with_its_own_endpoint_and_price(tmp_path):
+    from hostile_server import HostileServer, Reply
+
+    db = tmp_path / "runs.db"
+    with HostileServer() as server:
+        command = openai_run_stopped_by_the_server(db, server)
+        server.requests.clear()
+        server.script("POST", "/v1/completions", Reply(200, {}, _completions))
+        again = jeval(*command[1:], db=db)  # only --resume: no --endpoint, --per-case, --price
+        assert again.returncode == 0, again.stderr
+        paths = {r.path for r in server.received("POST")}
+    assert paths == {"/v1/completions"}  # not the chat endpoint, the default
+    with open_store(f"sqlite:///{db}") as s:
+        (run,) = s.runs()
+    assert run.judge_settings == {"endpoint": "completions", "concurrency": 2,
+                                  "price_per_million_input_tokens": 2.0}
+    assert run.status == "finished" and run.cost_usd == pytest.approx(
+        run.input_tokens * 2 / 1e6) and run.cost_usd > 0
+
+
+@pytest.mark.parametrize(("flag", "named"), [(("--endpoint", "chat"), "--endpoint completions"),
+                                             (("--price", "0"), "--price 2.0")])
+def test_an_openai_resume_asked_another_way_is_refused_naming_the_runs_setting(
+        tmp_path, flag, named):
+    from hostile_server import HostileServer
+
+    db = tmp_path / "runs.db"
+    with HostileServer() as server:
+        command = openai_run_stopped_by_the_server(db, server)
+        server.requests.clear()
+        refused = jeval(*command[1:], *flag, db=db)
+        assert server.received("POST") == []  # nothing was asked
+    line = one_line(refused, 2)
+    assert named in line and "to resume it the same way" in line

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..request import Packed
@@ -77,6 +77,14 @@ class Judge(Protocol):
         must ask the same server."""
         ...
 
+    @property
+    def settings(self) -> dict[str, Any]:
+        """How a server judge asks beyond its model and server, as its constructor takes it
+        (the openai judge's endpoint, questions in flight, price; empty for the others): a
+        stored run records it, and a resume asks the same way. Never the key. `concurrency`
+        (how many at once) is not what was asked: a resume may change it."""
+        ...
+
     def answer(self, packed: Packed) -> Answers:
         """p(true) for every question in `packed.asked`, by the id it was asked under."""
         ...
@@ -101,6 +109,10 @@ class OfflineJudge:
     model: str | None = None
     price_per_billion_input_tokens = 0.0
 
+    @property
+    def settings(self) -> dict[str, Any]:
+        return {}
+
     def warm_up(self) -> None:
         return None
 
@@ -121,6 +133,7 @@ class ForwardingJudge:
         self.price_per_billion_input_tokens = inner.price_per_billion_input_tokens
         self.calibration: str | None = inner.calibration
         self.base_url: str | None = inner.base_url
+        self.settings: dict[str, Any] = dict(inner.settings)
 
     def answer(self, packed: Packed) -> Answers:
         return self.inner.answer(packed)

@@ -326,6 +326,10 @@ class ServerJudge:
     def has_key(self) -> bool:
         return bool(self._key)
 
+    @property
+    def settings(self) -> dict[str, Any]:
+        return {}
+
     def warm_up(self) -> None:
         return None
 

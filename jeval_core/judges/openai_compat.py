@@ -130,6 +130,7 @@ class OpenAIJudge(ServerJudge):
         if not 0 <= price < 1e6:
             raise CaseError("the price must be dollars per million input tokens, >= 0")
         self.endpoint, self.concurrency, self.top_logprobs = endpoint, concurrency, top_logprobs
+        self.price_per_million_input_tokens = float(price)  # as given: a resume compares it
         self.price_per_billion_input_tokens = price * 1000
         self._openai = urlsplit(self.base_url).hostname == _OPENAI_HOST
         self._refused: set[str] = set()  # THINKING_OFF fields this server refused
@@ -137,6 +138,12 @@ class OpenAIJudge(ServerJudge):
         self._connect(http.as_secret(api_key) or key_from_env(self.base_url), self._failure,
                       "an OpenAI-compatible server", retry, transport, sleep, limiter,
                       httpx.Limits(max_connections=MAX_CONCURRENCY * 2))
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """How this judge asks, by its constructor's names: a resumed run asks the same way."""
+        return {"endpoint": self.endpoint, "concurrency": self.concurrency,
+                "price_per_million_input_tokens": self.price_per_million_input_tokens}
 
     # ---- asking ----
 

@@ -68,16 +68,17 @@ def key_ready() -> bool:
 
 
 def build(api_key: object = None, url: str | None = None, model_name: str | None = None,
-          judge: str | None = None) -> Any:
-    return judges.get(judge or name(), api_key=api_key, base_url=url, model=model_name)
+          judge: str | None = None, **settings: Any) -> Any:
+    return judges.get(judge or name(), api_key=api_key, base_url=url, model=model_name,
+                      **settings)
 
 
-def from_settings(judge: str | None = None) -> Any:
+def from_settings(judge: str | None = None, **settings: Any) -> Any:
     """The server judge as the sidebar sets it up (the kept key first, then the
-    environment's)."""
+    environment's); `settings` as a stored run recorded them (`Judge.settings`)."""
     judge = judge or name()
     return build(state.secret(judge) or None, state.get(_key("base_url", judge)), model(judge),
-                 judge)
+                 judge, **settings)
 
 
 def list_models(judge: str | None = None) -> list[str]:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import contextlib
 import importlib
 import threading
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -131,14 +133,16 @@ def warm_up() -> None:
 
 # ---- the judge a dataset run or a comparison asks ----
 
-def run_judge(name: str) -> tuple[Judge, tuple[Judge, ...]]:
+def run_judge(name: str, settings: Mapping[str, Any] | None = None,
+              ) -> tuple[Judge, tuple[Judge, ...]]:
     """The judge called `name`, and what to close after the run (a hosted judge's client;
-    offline judges are shared and stay loaded). Raises JevalError (no key...)."""
+    offline judges are shared and stay loaded). `settings`: a stored run's `judge_settings`,
+    for a resume to ask the same way. Raises JevalError (no key...)."""
     from pages.app import hosted, state
 
     if not judges.entry(name).hosted:  # with the calibration profile picked in the sidebar
         return offline_judge(name, state.calibration_for(name)), ()
-    judge = hosted.from_settings(name)
+    judge = hosted.from_settings(name, **(settings or {}))
     if judges.entry(name).needs_key and not judge.has_key:
         # say so now, not once per case in a stored run of errors
         url = judge.base_url

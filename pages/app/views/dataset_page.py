@@ -25,18 +25,20 @@ JOB = "ds_job"
 
 
 def start(dataset: Dataset, judge_name: str, chosen: tuple[Evaluator, ...] | None,
-          thresholds: dict[str, float], name: str | None, resume: str | None = None) -> None:
+          thresholds: dict[str, float], name: str | None, resume: RunSummary | None = None,
+          ) -> None:
     """Start (or continue) the run in the background; a problem before it starts is one
     line."""
     try:
         db = resources.store()
-        judge, owned = resources.run_judge(judge_name)
+        judge, owned = resources.run_judge(judge_name,
+                                           resume.judge_settings if resume else None)
     except JevalError as err:
         st.session_state["ds_error"] = str(err)
         return
 
     def work(job: jobs.Job) -> str:
-        run_id = resume or runs.open_run(dataset, judge, db, chosen=chosen,
+        run_id = resume.id if resume else runs.open_run(dataset, judge, db, chosen=chosen,
                                          thresholds=thresholds, name=name)
         job.result = run_id  # known even if Cancel stops the run (stored as cancelled)
         runs.run_dataset(dataset, jobs.Cancellable(judge, job.cancel), db, chosen=chosen,
@@ -151,5 +153,5 @@ def resume_button(db: Store, run_id: str, dataset: Dataset) -> None:
         except JevalError as err:
             error_line(str(err))
             return
-        start(dataset, run.judge, chosen, thresholds, None, resume=run_id)
+        start(dataset, run.judge, chosen, thresholds, None, resume=run)
         st.rerun()
