@@ -136,10 +136,11 @@ def main(args: argparse.Namespace) -> int:
         finally:
             judge.close()
         bar.close()
+        labelled = _as_stored(store, run_id, dataset.rows)
     if args.out:
         _write_out(args.out, dataset, outcome, run_id if args.reports else None)
     print(render_summary(outcome))
-    agreed = render_agreement(dataset.rows, list(outcome.outcomes.values()))
+    agreed = render_agreement(labelled, list(outcome.outcomes.values()))
     if agreed:
         print(agreed)
     if outcome.judge_errors:
@@ -179,6 +180,19 @@ def _shell_word(text: str) -> str:
     import shlex
 
     return shlex.quote(one_line(text, 200))
+
+
+def _as_stored(store: Any, run_id: str, rows: Sequence[Any]) -> list[Any]:
+    """The run's rows as the store keeps them: a person's labels given on the Dashboard or
+    the Dataset page win over the file's (a row that no longer reads keeps the file's)."""
+    from .errors import JevalError
+
+    found = list(rows)
+    with contextlib.suppress(JevalError):
+        for case in store.cases(run_id):
+            if case.index < len(found) and case.row is not None:
+                found[case.index] = case.row
+    return found
 
 
 def _reported(store: Any, run_id: str) -> int:

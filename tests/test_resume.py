@@ -350,3 +350,23 @@ def test_an_openai_resume_asked_another_way_is_refused_naming_the_runs_setting(
         assert server.received("POST") == []  # nothing was asked
     line = one_line(refused, 2)
     assert named in line and "to resume it the same way" in line
+
+
+def test_the_summary_after_a_resume_reads_the_labels_a_person_gave_in_the_store(tmp_path):
+    from jeval_core.cli_run import render_agreement
+    from jeval_core.labels import Labels
+
+    db = tmp_path / "runs.db"
+    run_id = stopped_run(db)
+    with open_store(f"sqlite:///{db}") as s:
+        first = s.cases(run_id)[0]
+        flipped = Labels(tuple(not x for x in first.row.labels), ())
+        s.relabel(run_id, first.index, flipped)  # a person disagrees with the file on case 1
+    done = jeval("run", str(SAMPLE), "--resume", run_id[:8], db=db)
+    assert done.returncode == 0, done.stderr
+    with open_store(f"sqlite:///{db}") as s:
+        cases = s.cases(run_id)
+    stored_rows = [c.row for c in sorted(cases, key=lambda c: c.index)]
+    file_rows = datasets.load(SAMPLE).rows
+    assert render_agreement(stored_rows, cases) in done.stdout  # the store's labels
+    assert render_agreement(file_rows, cases) not in done.stdout  # not the file's
