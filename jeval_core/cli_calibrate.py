@@ -48,7 +48,7 @@ def profiles_main(args: argparse.Namespace) -> int:
     from .cli_judge import calibration
     from .errors import CaseError
     from .store import open_store
-    from .text import one_line
+    from .text import one_line, shell_word
 
     if args.out and not args.export:
         raise CaseError("--out says where --export writes: add --export NAME")
@@ -73,13 +73,20 @@ def profiles_main(args: argparse.Namespace) -> int:
             print(f"deleted profile {one_line(args.delete, 80)!r}")
             return SCORED
         found_all = store.profiles()
-    if not found_all:
+        damaged = store.damaged_profiles()
+    if not found_all and not damaged:
         print("no calibration profiles yet: fit one with `jeval calibrate DATA --name NAME`")
     for p in found_all:
         fitted = ", ".join(p.used) or "nothing refitted"
         # a profile is a file someone sent: its texts are printed inert, one line each
         print(f"{one_line(p.name, 80):24} {one_line(p.created, 40):25} {p.fingerprint}  "
               f"{one_line(p.source, 200)} ({fitted})")
+    for name, why in damaged:  # the name as the shell reads it back: it can be deleted
+        command = (f"delete it with `jeval profiles --delete {shell_word(name)}`"
+                   if len(name) <= 200 else "delete it with `jeval profiles --delete` and "
+                   "its whole name")
+        print(f"{one_line(name, 80):24} damaged: {one_line(why, 200)}; it judges nothing: "
+              f"{command}")
     return SCORED
 
 

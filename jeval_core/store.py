@@ -10,7 +10,6 @@ any older database up to date when it is opened.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import time
@@ -528,16 +527,27 @@ class Store:
 
     def profiles(self) -> list[Profile]:
         """Every stored profile that reads as one, newest first (a damaged one judges
-        nothing: `profile(name)` says what is wrong with it)."""
+        nothing: `damaged_profiles()` lists those)."""
+        return [p for _, p in self._profile_rows() if not isinstance(p, str)]
+
+    def damaged_profiles(self) -> list[tuple[str, str]]:
+        """The stored profiles that do not read (a hand edit, an older jeval's bug), as
+        (name, what is wrong): listed so they can be deleted, never used."""
+        return [(name, p) for name, p in self._profile_rows() if isinstance(p, str)]
+
+    def _profile_rows(self) -> list[tuple[str, Profile | str]]:
+        """Each stored profile, newest first, by its row's name: read, or why it does not."""
         from .calibration.profile import Profile, ProfileError
 
         rows = self._read(lambda conn: conn.execute(
-            sa.select(profiles_t.c.body).order_by(profiles_t.c.created.desc(),
-                                                  profiles_t.c.name)).scalars().all())
-        found = []
-        for body in rows:
-            with contextlib.suppress(ProfileError):
-                found.append(Profile.from_json(body))
+            sa.select(profiles_t.c.name, profiles_t.c.body).order_by(
+                profiles_t.c.created.desc(), profiles_t.c.name)).all())
+        found: list[tuple[str, Profile | str]] = []
+        for name, body in rows:
+            try:
+                found.append((name, Profile.from_json(body)))
+            except ProfileError as err:
+                found.append((name, str(err)))
         return found
 
     def profile(self, name: str) -> Profile:

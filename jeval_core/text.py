@@ -128,3 +128,19 @@ def one_line(text: object, limit: int = MAX_LINE) -> str:
     s = _SPACES.sub(" ", s).strip()
     s = redact(s)
     return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
+
+
+def shell_word(text: str) -> str:
+    """`text` as one argument a POSIX shell reads back exactly, printed inert: quoted as is
+    when every character is printable, else in bash's $'…' form with escapes (a stored name
+    holding ESC or a newline can still be typed to delete it)."""
+    import shlex
+
+    if text.isprintable():
+        return shlex.quote(text)
+    inner = "".join(c if c.isprintable() and c not in "'\\" else
+                    f"\\{c}" if c in "'\\" else
+                    f"\\x{ord(c):02x}" if ord(c) < 0x100 else
+                    f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
+                    for c in text)
+    return f"$'{inner}'"

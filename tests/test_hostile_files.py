@@ -213,6 +213,16 @@ def test_a_damaged_stored_profile_is_one_line_and_can_be_deleted():
     assert run_cli(["profiles", "--delete", "broken"]).code == 0
 
 
+def test_a_damaged_stored_profile_is_listed_as_damaged_not_hidden():
+    stored_body("broken \x1b[31m", BAD_PROFILES["nan-weight"])
+    listed = run_cli(["profiles"])
+    assert listed.code == 0 and "no calibration profiles yet" not in listed.out
+    (line,) = listed.out.splitlines()
+    assert line.startswith("broken") and "damaged:" in line and "\x1b" not in line
+    assert "jeval profiles --delete $'broken \\x1b[31m'`" in line  # as bash reads it back
+    assert run_cli(["profiles", "--delete", "broken \x1b[31m"]).code == 0
+
+
 def test_a_profiles_texts_are_listed_inert(tmp_path):
     sent = tmp_path / "sent.json"
     sent.write_text(json.dumps(edited(source=ANSI_CLEAR + MULTI_LINE, created=MULTI_LINE[:40])))
@@ -432,3 +442,17 @@ def test_a_full_disk_is_exit_2_with_the_command_that_resumes_the_run():
     resumed = run_cli(command[1:])  # room again: the same store, no cap
     assert resumed.code == 0, resumed.err
     assert "45/45" in run_cli(["runs"]).out
+
+
+@pytest.mark.parametrize("name", ["plain", "it's", "back\\slash", "esc \x1b[31m red", "two\nlines",
+                                  "tab\there", "caf\u00e9 \u202e", "astral \U0001f525\x7f"])
+def test_a_name_is_printed_as_a_word_bash_reads_back_exactly(name):
+    import subprocess
+
+    from jeval_core.text import shell_word
+
+    word = shell_word(name)
+    assert word.isprintable()  # inert on a terminal
+    echoed = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True,
+                            check=True).stdout.decode("utf-8")
+    assert echoed == name
