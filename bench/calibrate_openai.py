@@ -167,11 +167,13 @@ def write(args: argparse.Namespace, measured: dict[str, dict[str, Verdicts]],
         "unsure": [0.5, 0.5], "unsure_accuracy": None, "unsure_answers": 0}
         for relation, by_source in measured.items()}
     local = args.base_url.startswith("http://127.0.0.1")
-    data["openai"] = {"command": f"python bench/calibrate.py --judge openai --limit "
-                                 f"{args.limit}" + ("" if local else
-                                                    f" --base-url {args.base_url}")
-                                 + f" --model {args.model}",
-                      "model": args.model,
-                      "examples_met": list(examples_met) if examples_met else None,
-                      "relations": relations}
+    models = data.get("openai", {}).get("models", {})  # one card per model measured
+    models[args.model] = {"command": f"python bench/calibrate.py --judge openai --limit "
+                                     f"{args.limit}" + ("" if local else
+                                                        f" --base-url {args.base_url}")
+                                     + f" --model {args.model}",
+                          "model": args.model,
+                          "examples_met": list(examples_met) if examples_met else None,
+                          "relations": relations}
+    data["openai"] = {"models": models}
     calibrate.AGREEMENT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", "utf-8")

@@ -119,3 +119,41 @@ def test_a_model_without_logprobs_is_one_error_naming_the_question():
     assert any("questions have no answer" in e.value and "no token probabilities" in e.value
                for e in at.error)
     assert "judge: openai" not in captions(at)
+
+
+MEASURED = {"openai": {"models": {"my-model": {
+    "command": "python bench/calibrate.py --judge openai --limit 40 --model my-model",
+    "model": "my-model", "examples_met": [3, 9], "relations": {"helps_answer": {
+        "unsure": [0.5, 0.5], "sources": {"ordinary": {
+            "n": 16, "positives": 4, "accuracy": 0.31, "always_no": 0.75, "f1": 0.35,
+            "auc": 0.46}}}}}}}}
+
+
+def scored_with_a_card_for(monkeypatch, measured: dict) -> AppTest:
+    from jeval_core.calibration import curves
+    from pages.app.views import report
+
+    monkeypatch.setattr(curves, "held_out", lambda: measured)
+    report.judge_card.clear()  # cached per process: this test's figures only
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, reply()))
+        at = openai_app(f"{server.url}/v1")
+        press_score(at)
+    report.judge_card.clear()
+    return at
+
+
+def test_your_models_card_is_shown_once_the_bench_measured_that_model(monkeypatch):
+    at = scored_with_a_card_for(monkeypatch, MEASURED)
+    card = "\n".join(re.sub(r"\\(.)", r"\1", m.value) for m in at.markdown
+                     if "agrees with human labels" in m.value)  # as it reads on screen
+    assert "How far the openai judge with my-model agrees" in card
+    assert "| 16 | 0.31 | 0.75 | 0.35 | 0.46 |" in card and "3 of 9 stated truths" in card
+    assert "--model my-model" in card
+
+
+def test_another_models_figures_are_not_shown_as_yours(monkeypatch):
+    other = {"openai": {"models": {"someone-elses-model": MEASURED["openai"]["models"][
+        "my-model"]}}}
+    at = scored_with_a_card_for(monkeypatch, other)
+    assert not [m for m in at.markdown if "agrees with human labels" in m.value]

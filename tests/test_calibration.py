@@ -210,3 +210,14 @@ def test_the_judge_card_states_what_the_bench_measured():
     for found in relations.values():
         for figures in found["sources"].values():
             assert 0 <= figures["accuracy"] <= 1 and 0 <= figures["always_no"] <= 1
+
+
+def test_the_openai_judges_card_is_per_model_and_none_for_a_model_nobody_measured():
+    from jeval_core.judges.card import card
+
+    models = curves.held_out().get("openai", {}).get("models", {})
+    assert not card("openai", "a-model-nobody-measured").measured
+    assert not card("openai").measured  # no model named: no figures borrowed from another
+    for model, figures in models.items():
+        found = card("openai", model)
+        assert found.model == model and found.command == figures["command"]

@@ -51,15 +51,20 @@ class Card:
     command: str
     rows: tuple[Row, ...]
     examples_met: tuple[int, int] | None
+    model: str | None = None  # the model measured, for a judge that asks the user's own
 
     @property
     def measured(self) -> bool:
         return bool(self.rows)
 
 
-def card(judge: str) -> Card:
-    """The card of an offline judge (no rows for a judge nobody measured here)."""
+def card(judge: str, model: str | None = None) -> Card:
+    """The card of an offline judge (no rows for a judge nobody measured here). A judge that
+    asks the user's own model (openai) is measured per model: its card is that model's, and
+    a model nobody measured has none."""
     data = curves.held_out().get(judge, {})
+    if "models" in data:
+        data = data["models"].get(model or "", {})
     rows = []
     relations = data.get("relations", {})
     order = (*RELATIONS, CUSTOM)
@@ -71,4 +76,4 @@ def card(judge: str) -> Card:
                             (found["unsure"][0], found["unsure"][1])))
     met = data.get("examples_met")
     return Card(judge, data.get("command", "python bench/calibrate.py"), tuple(rows),
-                (met[0], met[1]) if met else None)
+                (met[0], met[1]) if met else None, data.get("model"))

@@ -174,18 +174,20 @@ def per_question_panel(report: Report) -> None:
 def trust(report: Report) -> None:
     """One click away: how far this judge agrees with human labels (the judge card): an
     offline judge's, or your model's once bench/calibrate.py measured it."""
-    if report.approximates or measured_card(report.judge).measured:
+    if report.approximates or measured_card(report.judge, report.model).measured:
         with st.popover(f"How far to trust the {report.judge} judge", width="content"):
-            st.markdown(judge_card(report.judge))
+            st.markdown(judge_card(report.judge, report.model))
 
 
 @st.cache_data(show_spinner=False)
-def judge_card(judge: str) -> str:
-    """How far this offline judge agrees with human labels on held-out data (markdown of our
-    own figures, so it is drawn as one element and computed once per process)."""
-    found = measured_card(judge)
+def judge_card(judge: str, model: str | None = None) -> str:
+    """How far this judge agrees with human labels on held-out data (markdown of our own
+    figures, so it is drawn as one element and computed once per process); the openai
+    judge's per model."""
+    found = measured_card(judge, model)
     if not found.measured:
         return f"The **{inert(judge)}** judge has not been measured against labels here."
+    who = f"{inert(judge)} judge" + (f" with {inert(found.model)}" if found.model else "")
     rows = ["| question | held-out data | answers | accuracy | always no | F1 | AUC | unsure |",
             "|---|---|---:|---:|---:|---:|---:|---|"]
     for r in found.rows:
@@ -195,7 +197,7 @@ def judge_card(judge: str) -> str:
                     f"{r.always_no:.2f} | {r.f1:.2f} | {auc} | {band} |")
     examples = (f" It meets {found.examples_met[0]} of {found.examples_met[1]} stated truths "
                 "of the built-in examples." if found.examples_met else "")
-    return (f"**How far the {inert(judge)} judge agrees with human labels** it was not fitted "
+    return (f"**How far the {who} agrees with human labels** it was not fitted "
             "on, per question type and source, next to answering *no* to every question. "
             "A verdict whose p falls in the unsure band (where held-out verdicts were right "
             "less than 65% of the time) is shown as *unsure*; scores and pass/fail still "
