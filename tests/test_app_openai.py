@@ -157,3 +157,47 @@ def test_another_models_figures_are_not_shown_as_yours(monkeypatch):
         "my-model"]}}}
     at = scored_with_a_card_for(monkeypatch, other)
     assert not [m for m in at.markdown if "agrees with human labels" in m.value]
+
+
+def wait_for(at: AppTest, job_key: str) -> AppTest:
+    if job_key in at.session_state:
+        assert at.session_state[job_key].wait(180), "the background job did not end"
+    return at.run()
+
+
+def test_a_dataset_run_with_your_model_is_stored_with_its_server_model_and_settings():
+    from jeval_core.store import open_store
+
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, reply()))
+        at = openai_app(f"{server.url}/v1").switch_page("pages/dataset.py").run()
+        at.multiselect(key="ds_evaluators").set_value(["chunk_relevance"]).run()
+        at.button(key="ds_run_button").click().run()
+        at = wait_for(at, "ds_job")
+        asked = len(server.received("POST", CHAT))
+    assert not at.exception
+    with open_store() as store:
+        (run,) = [r for r in store.runs() if not r.seeded]
+        rows = store.cases(run.id)
+    assert (run.judge, run.model, run.base_url, run.status) == (
+        "openai", "my-model", f"{server.url}/v1", "finished")
+    assert run.judge_settings["endpoint"] == "chat"
+    details = [d for r in rows for d in r.report.results["chunk_relevance"].details]
+    assert len(details) == asked and all(d.p == pytest.approx(P_YES) for d in details)
+
+
+def test_compare_puts_your_model_beside_an_offline_judge():
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, reply()))
+        at = openai_app(f"{server.url}/v1").switch_page("pages/compare.py").run()
+        at.multiselect(key="cmp_judges").set_value(["lexical", "openai"]).run()
+        [b for b in at.button if b.label.startswith("Compare on")][0].click().run()
+        at = wait_for(at, "cmp_job")
+    assert not at.exception and not at.error
+    _, found = at.session_state["cmp_result"]
+    assert [j.judge for j in found.judges] == ["lexical", "openai"]
+    mine = found.judges[1]
+    assert mine.status == "finished" and mine.first_error is None
+    assert mine.summary.chunks is not None and mine.summary.chunks.chunks > 0
+    (pair,) = found.pairs
+    assert pair.questions > 0
