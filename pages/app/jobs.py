@@ -30,7 +30,7 @@ class Cancelled(KeyboardInterrupt):
     `run_dataset` keeps what finished and marks the run cancelled)."""
 
 
-class Cancellable(ForwardingJudge):
+class StopsWhenCancelled(ForwardingJudge):
     """A judge that stops the pass once `cancel` is set; otherwise the judge itself (its
     profile and server included: what a stored run records)."""
 

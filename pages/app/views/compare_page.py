@@ -48,7 +48,7 @@ def start(dataset: Dataset, names: list[str], chosen: tuple[Evaluator, ...]) -> 
 
     def work(job: jobs.Job) -> tuple[Dataset, Comparison]:
         found = compare.run_judges(
-            dataset, [jobs.Cancellable(j, job.cancel) for j in built], db, chosen=chosen,
+            dataset, [jobs.StopsWhenCancelled(j, job.cancel) for j in built], db, chosen=chosen,
             concurrency=max(judges.entry(name).concurrency for name in names),
             on_progress=lambda name, p: job.report(
                 p, f"judge {order.get(name, 0) + 1} of {len(names)}, {name}",

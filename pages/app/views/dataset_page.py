@@ -41,7 +41,7 @@ def start(dataset: Dataset, judge_name: str, chosen: tuple[Evaluator, ...] | Non
         run_id = resume.id if resume else runs.open_run(dataset, judge, db, chosen=chosen,
                                          thresholds=thresholds, name=name)
         job.result = run_id  # known even if Cancel stops the run (stored as cancelled)
-        runs.run_dataset(dataset, jobs.Cancellable(judge, job.cancel), db, chosen=chosen,
+        runs.run_dataset(dataset, jobs.StopsWhenCancelled(judge, job.cancel), db, chosen=chosen,
                          thresholds=thresholds, resume=run_id,
                          concurrency=judges.entry(judge_name).concurrency,
                          on_progress=job.report, cancel=job.cancel)
