@@ -171,7 +171,8 @@ def write(args: argparse.Namespace, measured: dict[str, dict[str, Verdicts]],
     models[args.model] = {"command": f"python bench/calibrate.py --judge openai --limit "
                                      f"{args.limit}" + ("" if local else
                                                         f" --base-url {args.base_url}")
-                                     + f" --model {args.model}",
+                                     + f" --model {args.model}"
+                                     + (" --committed-only" if args.committed_only else ""),
                           "model": args.model,
                           "examples_met": list(examples_met) if examples_met else None,
                           "relations": relations}
