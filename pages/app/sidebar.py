@@ -61,7 +61,7 @@ def connection(judge: str) -> None:
     """A server judge's base URL, key (a password box, kept server side) and model."""
     kind = judges.entry(judge)
     url_key = state.connection_key(judge, "base_url")
-    st.session_state.setdefault(url_key, hosted.default_base_url(judge))
+    state.put_default(url_key, hosted.default_base_url(judge))
     st.text_input("Base URL", key=url_key, persist_state="session",
                   help=f"the server's root (${kind.base_url_env}); for an OpenAI-compatible "
                        "one, the address that ends in /v1 (Ollama: http://127.0.0.1:11434/v1)"
@@ -80,7 +80,7 @@ def connection(judge: str) -> None:
                   "sent to the server the environment names.")
     if kept:
         st.button("Forget the key", on_click=lambda: state.keep_secret(None, judge),
-                  key=f"{judge}_forget")
+                  key=state.connection_key(judge, "forget"))
     model_key = state.connection_key(judge, "model")
     if kind.names_model:  # the user's own server: any name it serves, or one from its list
         listed = state.models(judge)
@@ -92,7 +92,7 @@ def connection(judge: str) -> None:
     else:
         offered = state.models(judge) or [hosted.model(judge) or ""]
         st.selectbox("Model", offered, key=model_key, persist_state="session")
-    if st.button("Load models from the server", key=f"{judge}_load_models"):
+    if st.button("Load models from the server", key=state.connection_key(judge, "load_models")):
         try:
             state.set_models(hosted.list_models(judge), judge)
         except JevalError as err:

@@ -1,8 +1,9 @@
 """Everything a browser session keeps, under named accessors; the keys are written here only.
 
 Widgets own their values (their keys are the names below, passed as `key=`); the rest is
-read and set through the functions here. Page-only widgets carry their page's prefix in
-their key (`ds_`, `cmp_`, `dash_`). The typed API key is kept server side, in this session's
+read and set through the functions here. A page's own keys live under that page's `Keys`
+(`DATASET("run")` is "ds_run"), so two pages cannot share a key by accident, and no other
+module touches `st.session_state`. The typed API key is kept server side, in this session's
 memory only: never a widget's value, a URL, a file or a log.
 """
 
@@ -19,6 +20,38 @@ if TYPE_CHECKING:
     from jeval_core.live import Runner
     from jeval_core.scoring import Report
 
+class Keys:
+    """One page's keys: each is the page's prefix, "_" and a name (`DATASET("run")`)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+
+    def __call__(self, *parts: object) -> str:
+        return "_".join((self.prefix, *map(str, parts)))
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return st.session_state.get(self(name), default)
+
+    def put(self, name: str, value: Any) -> None:
+        st.session_state[self(name)] = value
+
+    def take(self, name: str) -> Any:
+        """The value under `name`, taken out (a notice is said once)."""
+        return st.session_state.pop(self(name), None)
+
+    def drop(self, *names: str) -> None:
+        for name in names:
+            st.session_state.pop(self(name), None)
+
+    def has(self, name: str) -> bool:
+        return self(name) in st.session_state
+
+
+DATASET = Keys("ds")  # the Dataset page
+COMPARE = Keys("cmp")  # the Compare page
+DASHBOARD = Keys("dash")  # the Dashboard
+EDITOR = Keys("ev")  # the Playground's custom evaluator editor and its TOML upload
+
 # ---- widget keys ----
 INPUT, OUTPUT, EXPECTED = "input", "output", "expected"  # the case's texts
 EVALUATORS = "evaluators"
@@ -32,8 +65,15 @@ BASE_URL, KEY_BOX, MODEL = "jev_base_url", "jev_key", "jev_model"  # the hosted 
 HOSTED_LIVE = "hosted_live"
 PRESENT = "present"  # presentation mode
 FOCUS = "focus"  # the chunk in focus, as its address reads (`context[2]`)
+DETAIL = "detail_pick"  # the evaluator whose details are open
 UPLOAD, PASTE, PASTE_HOW = "upload", "paste", "paste_how"
 CAP_USD, CAP_REQUESTS = "live_cap_usd", "live_cap_requests"
+LIVE_TRY_AGAIN, LIVE_GO_ON = "live_try_again", "live_go_on"  # the live judge's buttons
+# what is open (each drawn only when open: nothing to draw per edit otherwise)
+REQUEST_OPEN, VERBATIM_OPEN, WHY_OPEN = "request_open", "verbatim_open", "why_open"
+WHATIF_OPEN, PASTE_OPEN = "whatif_open", "paste_open"
+COMPARE_OPEN, COMPARE_ON = "compare_open", "compare_on"  # judges side by side on this case
+KEEP_RUN = "keep_run"  # keep the scored case as a run
 _CHUNK, _THRESHOLD = "chunk_", "th_"
 _LABEL, _TRUTH = "label_", "truth_"  # a person's label per chunk (by its id), per evaluator
 RELEVANT, NOISE, PASS, FAIL = "relevant", "noise", "pass", "fail"  # the label widgets' words
@@ -62,6 +102,20 @@ def get(key: str, default: Any = None) -> Any:
 
 def put(key: str, value: Any) -> None:
     st.session_state[key] = value
+
+
+def put_default(key: str, value: Any) -> None:
+    """`value` under `key` unless the session has one (a widget's first value)."""
+    st.session_state.setdefault(key, value)
+
+
+def has(key: str) -> bool:
+    return key in st.session_state
+
+
+def take(key: str) -> Any:
+    """The value under `key`, taken out."""
+    return st.session_state.pop(key, None)
 
 
 def drop(key: str) -> None:
@@ -109,6 +163,11 @@ def set_chunk_ids(ids: list[str]) -> None:
 
 def chunk_key(uid: str) -> str:
     return f"{_CHUNK}{uid}"
+
+
+def chunk_button_key(action: str, uid: str) -> str:
+    """A chunk's own button (`up`, `down`, `drop`)."""
+    return f"{action}_{uid}"
 
 
 def threshold_key(name: str) -> str:
@@ -203,9 +262,9 @@ def calibration_for(name: str) -> str | None:
 
 
 def connection_key(judge: str, what: str) -> str:
-    """A server judge's own connection key (`what`: base_url, key, model, secret, models):
-    jev_base_url, openai_key... Each server judge keeps its own, so a key typed for one
-    server is never sent to the other."""
+    """A server judge's own connection key (`what`: base_url, key, model, secret, models,
+    forget, load_models): jev_base_url, openai_key... Each server judge keeps its own, so a
+    key typed for one server is never sent to the other."""
     return f"{judge}_{what}"
 
 

@@ -34,8 +34,7 @@ def result_card(name: str, result: Result, stale: bool = False, labelled: bool =
     score = result.score if result.score is not None else 0.0
     mark = ""
     if labelled:
-        truth = {state.PASS: True, state.FAIL: False}.get(st.session_state.get(
-            state.truth_key(name)))
+        truth = {state.PASS: True, state.FAIL: False}.get(state.get(state.truth_key(name)))
         if truth is not None and result.passed is not None and truth != result.passed:
             mark = f" :red-badge[✗ you: {state.PASS if truth else state.FAIL}]"
     approx = " :violet-badge[≈ approximate]" if result.approximate else ""

@@ -174,12 +174,15 @@ def editor() -> dict[str, DeltaGenerator]:
                          persist_state="session", on_change=rerun_live)
             with st.container(horizontal=True, wrap=True, vertical_alignment="center",
                               gap="small"):
-                st.button(f"Move {where} up", key=f"up_{uid}", type="tertiary",
+                st.button(f"Move {where} up", type="tertiary",
+                          key=state.chunk_button_key("up", uid),
                           on_click=editing.move_chunk, args=(uid, -1), disabled=pos == 0)
-                st.button(f"Move {where} down", key=f"down_{uid}", type="tertiary",
+                st.button(f"Move {where} down", type="tertiary",
+                          key=state.chunk_button_key("down", uid),
                           on_click=editing.move_chunk, args=(uid, 1),
                           disabled=pos == len(ids) - 1)
-                st.button(f"Delete {where}", key=f"drop_{uid}", type="tertiary",
+                st.button(f"Delete {where}", type="tertiary",
+                          key=state.chunk_button_key("drop", uid),
                           on_click=editing.delete_chunk, args=(uid,))
                 st.segmented_control(
                     f"Your label for {where}", [state.RELEVANT, state.NOISE],
@@ -192,7 +195,7 @@ def editor() -> dict[str, DeltaGenerator]:
                 # InvalidLayoutContextError on a shared noisy_retrieval link)
                 slots[uid] = st.container()
     st.button("Add a chunk", on_click=editing.add_chunks, args=([""],))
-    paste = st.expander("Paste many chunks at once", key="paste_open", on_change="rerun")
+    paste = st.expander("Paste many chunks at once", key=state.PASTE_OPEN, on_change="rerun")
     if paste.open:  # drawn only when opened: nothing to draw per edit otherwise
         with paste:
             st.radio("separated by", list(editing.SEPARATORS), key=state.PASTE_HOW,
@@ -213,35 +216,35 @@ def editor() -> dict[str, DeltaGenerator]:
 
 def own_evaluators() -> None:
     """Write a custom evaluator (the editor opens beside the case) or load a TOML file."""
-    st.button("New evaluator", key="ev_new", on_click=evaluator_editor.open_editor,
+    st.button("New evaluator", key=state.EDITOR("new"), on_click=evaluator_editor.open_editor,
               disabled=evaluator_editor.is_open(),
               help="write your own yes/no question and watch it answer on this case")
-    box = st.expander("Load evaluators from a TOML file", key="ev_upload_open",
+    box = st.expander("Load evaluators from a TOML file", key=state.EDITOR("upload_open"),
                       on_change="rerun")
     if box.open:  # drawn only when opened: an uploader is a heavy block on every edit
         with box:
-            st.file_uploader("Load evaluators (.toml)", type=["toml"], key="ev_upload",
+            st.file_uploader("Load evaluators (.toml)", type=["toml"], key=state.EDITOR("upload"),
                              on_change=on_evaluators_file, label_visibility="collapsed",
                              help="a TOML file of [[evaluator]] tables: they join the picker")
-    notice = state.said("ev_upload_notice")
+    notice = state.EDITOR.take("upload_notice")
     if notice:
         st.caption(inert(notice))
 
 
 
 def on_evaluators_file() -> None:
-    upload = state.get("ev_upload")
+    upload = state.EDITOR.get("upload")
     if upload is None:
         return
     try:
         found = evaluator_files.decode(upload.getvalue(), upload.name)
     except CaseError as err:
-        state.say("ev_upload_notice", f"{err}; nothing was changed")
+        state.EDITOR.put("upload_notice", f"{err}; nothing was changed")
         return
     custom.add(*found)
     names = state.evaluator_names()
     state.put(state.EVALUATORS, [*names, *(d.name for d in found if d.name not in names)])
-    state.say("ev_upload_notice", f"Added {', '.join(d.name for d in found)} from "
+    state.EDITOR.put("upload_notice", f"Added {', '.join(d.name for d in found)} from "
                                   f"{one_line(upload.name, 60)}.")
 
 

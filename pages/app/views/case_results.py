@@ -24,7 +24,7 @@ from pages.app.views.text import inert
 
 def on_pick(chart_key: str) -> None:
     """A click on a bar focuses its chunk (a click beside the bars, none)."""
-    chart = st.session_state.get(chart_key) or {}  # the chart's own selection state
+    chart = state.get(chart_key) or {}  # the chart's own selection state
     picked = (chart.get("selection") or {}).get("pick") or []
     chunk = Address.parse(str(picked[0].get("judged", ""))).chunk if picked else None
     state.put(state.FOCUS, None if chunk is None else str(Address.of_chunk(chunk)))
@@ -101,20 +101,20 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
     what_if(report)
     names = [n for n, r in report.results.items() if not r.skipped]
     if names:
-        if st.session_state.get("detail_pick") not in names:
-            st.session_state.pop("detail_pick", None)
+        if state.get(state.DETAIL) not in names:
+            state.drop(state.DETAIL)
         with st.container(horizontal=True, vertical_alignment="bottom"):
-            pick = st.pills("Details of", names, key="detail_pick", default=names[0],
+            pick = st.pills("Details of", names, key=state.DETAIL, default=names[0],
                             required=True) or names[0]
             chunks = [f"context[{i}]" for i in range(len(case.context))]
-            st.selectbox("Focus on", [None, *chunks], key="focus", placeholder="no chunk",
+            st.selectbox("Focus on", [None, *chunks], key=state.FOCUS, placeholder="no chunk",
                          format_func=lambda v: "no chunk" if v is None else v, width=170,
                          help="or click a bar: its chunk is framed in the editor, its bars "
                               "and its questions stand out")
         draw.detail(report, pick, focus, on_pick)
     st.subheader("Questions")
     draw.questions_table(report, focus)
-    box = st.expander("Judges side by side", key="compare_open", on_change="rerun")
+    box = st.expander("Judges side by side", key=state.COMPARE_OPEN, on_change="rerun")
     if box.open:
         with box:
             each_judge(case, chosen, report)
@@ -140,7 +140,7 @@ def keep_as_run(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> No
             state.say(state.KEPT_RUN, f"Not kept: {err}")
 
     with st.container(horizontal=True, vertical_alignment="center"):
-        st.button("Keep as a run", on_click=keep, key="keep_run",
+        st.button("Keep as a run", on_click=keep, key=state.KEEP_RUN,
                   help="stores this case and its results as a run of one case in the run "
                        "history; the judge is not asked again")
         said = state.said(state.KEPT_RUN)
@@ -151,7 +151,7 @@ def keep_as_run(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> No
 
 def what_if(report: Report) -> None:
     """A threshold slider per evaluator: verdicts follow at once, the judge is not asked."""
-    box = st.expander("What if: thresholds (the judge is not asked again)", key="whatif_open",
+    box = st.expander("What if: thresholds (the judge is not asked again)", key=state.WHATIF_OPEN,
                       on_change="rerun")
     if not box.open:  # drawn only when opened: nothing to draw per edit otherwise
         return
@@ -163,8 +163,7 @@ def what_if(report: Report) -> None:
         cols = st.columns(2)
         for i, name in enumerate(names):
             key = state.threshold_key(name)
-            if key not in st.session_state:
-                st.session_state[key] = float(report.results[name].threshold)
+            state.put_default(key, float(report.results[name].threshold))
             rule = "≥" if report.results[name].higher_is_better else "≤"
             with cols[i % 2]:
                 st.slider(f"{name} passes at score {rule}", 0.0, 1.0, step=0.05,
@@ -177,7 +176,7 @@ def what_if(report: Report) -> None:
 
 def each_judge(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> None:
     """local and lexical on the same case (offline, cached), and Jev's when it scored it."""
-    if not st.toggle("Score this case with each judge", key="compare_on"):
+    if not st.toggle("Score this case with each judge", key=state.COMPARE_ON):
         offline = " and ".join(judges.offline_names())
         hosted = judges.entry(judges.hosted_name() or judges.DEFAULT).title
         st.caption(f"Scores the same case with the {offline} judges and shows p per question "

@@ -21,12 +21,13 @@ from jeval_core.datasets import Dataset, DatasetRow
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.judges import Judge
-from pages.app import custom, jobs, resources
+from pages.app import custom, jobs, resources, state
 from pages.app.views import datasets, labelling, progress, stored_run
 from pages.app.views.boundary import error_line
 from pages.app.views.text import inert, number, percent, plural
 
-JOB = "cmp_job"
+KEYS = state.COMPARE
+JOB, ERROR, RESULT = KEYS("job"), KEYS("error"), KEYS("result")  # the job and what it left
 
 
 def start(dataset: Dataset, names: list[str], chosen: tuple[Evaluator, ...]) -> None:
@@ -42,7 +43,7 @@ def start(dataset: Dataset, names: list[str], chosen: tuple[Evaluator, ...]) -> 
     except JevalError as err:
         for judge in owned:
             judge.close()
-        st.session_state["cmp_error"] = str(err)
+        state.put(ERROR, str(err))
         return
     order = {name: i for i, name in enumerate(names)}
 
@@ -57,26 +58,26 @@ def start(dataset: Dataset, names: list[str], chosen: tuple[Evaluator, ...]) -> 
         return dataset, found
 
     title = f"{len(dataset.rows)} cases with {' and '.join(names)}"
-    st.session_state[JOB] = jobs.start(title, work, tuple(owned), steps=len(names))
-    st.session_state.pop("cmp_result", None)
+    state.put(JOB, jobs.start(title, work, tuple(owned), steps=len(names)))
+    state.drop(RESULT)
 
 
 def settings(dataset: Dataset) -> None:
     labels = judges.labels()
     names = st.multiselect("Judges (two or three)", list(labels),
                            default=list(judges.offline_names()[:2]), format_func=labels.get,
-                           max_selections=3, key="cmp_judges", persist_state="session")
+                           max_selections=3, key=KEYS("judges"), persist_state="session")
     known = {**EVALUATORS, **custom.known()}
     picked = st.multiselect(
         "Evaluators", [*NAMES, *custom.names()], default=["chunk_relevance"],
-        key="cmp_evaluators",
+        key=KEYS("evaluators"),
         persist_state="session",
         help="chunk_relevance is the one the chunk labels judge; add others to compare the "
              "judges on them too")
     busy = progress.running(JOB)
     left, right = st.columns([1, 3], vertical_alignment="center")
     ready = len(names) >= 2 and bool(picked)
-    if left.button(f"Compare on {len(dataset.rows)} cases", type="primary", key="cmp_run",
+    if left.button(f"Compare on {len(dataset.rows)} cases", type="primary", key=KEYS("run"),
                    disabled=busy or not ready, width="stretch"):
         start(dataset, list(names), tuple(known[n] for n in picked))
         st.rerun()  # draw the page for a running job (the Run button disabled)
@@ -89,7 +90,7 @@ def settings(dataset: Dataset) -> None:
     extra += "".join(f" · {judges.entry(n).title} judges with the calibration profile {p}"
                      for n in names if (p := resources.calibration_for(n)))
     right.caption(inert(why + extra))
-    problem = st.session_state.pop("cmp_error", None)
+    problem = state.take(ERROR)
     if problem:
         error_line(problem)
 
@@ -97,7 +98,7 @@ def settings(dataset: Dataset) -> None:
 def judge_pairs(found: Comparison) -> None:
     st.subheader("Agreement")
     for pair in found.pairs:
-        with st.container(border=True, key=f"cmp_pair_{pair.a}_{pair.b}"):
+        with st.container(border=True, key=KEYS("pair", pair.a, pair.b)):
             st.markdown(f"**{inert(pair.a)}** vs **{inert(pair.b)}**")
             a, b, c = st.columns(3)
             a.metric("same verdicts", percent(pair.rate),
@@ -149,7 +150,7 @@ def against_labels(found: Comparison) -> None:
 def disagreements(dataset: Dataset, found: Comparison) -> None:
     st.subheader("Where they disagree most")
     pairs = {f"{p.a} vs {p.b}": p for p in found.pairs}
-    pick = st.selectbox("Judges", list(pairs), key="cmp_pair") if len(pairs) > 1 else next(
+    pick = st.selectbox("Judges", list(pairs), key=KEYS("pair")) if len(pairs) > 1 else next(
         iter(pairs))
     pair = pairs[pick or next(iter(pairs))]
     if not pair.disagreements:
@@ -172,7 +173,7 @@ def disagreements(dataset: Dataset, found: Comparison) -> None:
                      "text": judged_text(row, d.address) or d.question,
                      "evaluator": d.evaluator})
     number = st.column_config.NumberColumn(format="%.2f", width="small")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="cmp_disagree",
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=KEYS("disagree"),
                  column_config={"open": st.column_config.LinkColumn(
                      "Playground", display_text="open ↗", width="small"),
                                 f"p {pair.a}": number, f"p {pair.b}": number, "gap": number,
@@ -210,7 +211,7 @@ def rankings(found: Comparison) -> None:
         rows.append({"ranking": f"reranked ({ranking.reranked_cases} cases)",
                      **{f"P@{k}": v for k, v in ranking.reranked.items()}})
     number = st.column_config.NumberColumn(format="%.2f")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="cmp_ranking",
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=KEYS("ranking"),
                  column_config={f"P@{k}": number for k in ranking.retriever})
     stored_run.by_rank_chart(found.by_rank)
 
@@ -234,14 +235,14 @@ def results(dataset: Dataset, found: Comparison) -> None:
 
 
 def body() -> None:
-    progress.collect_into(JOB, "cmp_error", "cmp_result")
-    dataset = datasets.pick_dataset("cmp")
+    progress.collect_into(JOB, ERROR, RESULT)
+    dataset = datasets.pick_dataset(KEYS)
     if dataset is not None:
         with st.expander(inert(f"Preview: {dataset.name}"), expanded=False):
             datasets.preview(dataset)
         settings(dataset)
     if progress.running(JOB):
         progress.progress(JOB)
-    result = st.session_state.get("cmp_result")
+    result = state.get(RESULT)
     if result is not None and not progress.running(JOB):
         results(*result)

@@ -18,11 +18,13 @@ from jeval_core.errors import JevalError
 from jeval_core.records import RunSummary
 from jeval_core.store import Store
 from jeval_core.text import one_line
-from pages.app import resources
+from pages.app import resources, state
 from pages.app.views import stored_run, verdict
 from pages.app.views.boundary import error_line
 from pages.app.views.card import case_card
 from pages.app.views.text import inert, plural
+
+KEYS = state.DASHBOARD
 
 
 @st.cache_resource(show_spinner="First start: loading the example runs…")
@@ -53,7 +55,7 @@ def runs_table(history: list[RunSummary]) -> None:
              "kind": "example" if r.seeded else "", "cost": r.cost_usd,
              "status": r.status, "dataset": r.dataset, "id": r.id[:8]} for r in history]
     st.dataframe(
-        pd.DataFrame(rows), hide_index=True, width="stretch", key="dash_runs",
+        pd.DataFrame(rows), hide_index=True, width="stretch", key=KEYS("runs"),
         column_config={
             "time": st.column_config.DatetimeColumn("time (UTC)", format="YYYY-MM-DD HH:mm"),
             "name": st.column_config.TextColumn("name", width="large"),
@@ -71,13 +73,13 @@ def trend(history: list[RunSummary]) -> None:
     """Pass rate and one evaluator's mean score across the runs of one dataset."""
     names = list(dict.fromkeys(r.dataset for r in history))
     left, right = st.columns(2)
-    dataset = left.selectbox("Dataset", names, key="dash_trend_dataset")
+    dataset = left.selectbox("Dataset", names, key=KEYS("trend_dataset"))
     mine = [r for r in history if r.dataset == dataset]
     evaluators = list(dict.fromkeys(n for r in mine for n in r.summary.evaluators))
     if not evaluators:
         st.caption("No scored case in these runs yet.")
         return
-    evaluator = right.selectbox("Mean score of", evaluators, key="dash_trend_evaluator")
+    evaluator = right.selectbox("Mean score of", evaluators, key=KEYS("trend_evaluator"))
     points = []
     for n, r in enumerate(reversed(mine), start=1):  # oldest first
         common = {"n": n, "time": r.started_at.replace(tzinfo=None), "run": r.name,
@@ -110,42 +112,41 @@ def trend(history: list[RunSummary]) -> None:
 
 
 def ask_delete(run_id: str) -> None:
-    st.session_state["dash_confirm"] = run_id
+    KEYS.put("confirm", run_id)
 
 
 def keep() -> None:
-    st.session_state.pop("dash_confirm", None)
+    KEYS.drop("confirm")
 
 
 def delete(db: Store, run: RunSummary) -> None:
     try:
         db.delete_run(run.id)
     except JevalError as err:
-        st.session_state["dash_error"] = str(err)
+        KEYS.put("error", str(err))
         return
-    st.session_state["dash_notice"] = f"Deleted the run {run.name} ({run.id[:8]})."
-    for key in ("dash_confirm", "dash_run", "dash_a", "dash_b"):
-        st.session_state.pop(key, None)
+    KEYS.put("notice", f"Deleted the run {run.name} ({run.id[:8]}).")
+    KEYS.drop("confirm", "run", "a", "b")
 
 
 def detail(db: Store, history: list[RunSummary]) -> None:
     by_id = {r.id: r for r in history}
-    run_id = st.selectbox("Run", list(by_id), key="dash_run", format_func=lambda i:
+    run_id = st.selectbox("Run", list(by_id), key=KEYS("run"), format_func=lambda i:
                           label(by_id[i]))
     if run_id is None:
         return
     run = by_id[run_id]
-    if st.session_state.get("dash_confirm") == run.id:
+    if KEYS.get("confirm") == run.id:
         with st.container(border=True):
             st.warning(inert(f"Delete the run {run.name} and its {run.done} stored "
                                   "cases? This cannot be undone."))
             yes, no = st.columns(2)
-            yes.button("Yes, delete it", key="dash_delete_yes", type="primary",
+            yes.button("Yes, delete it", key=KEYS("delete_yes"), type="primary",
                        on_click=delete, args=(db, run), width="stretch")
-            no.button("Keep it", key="dash_delete_no", on_click=keep, width="stretch")
+            no.button("Keep it", key=KEYS("delete_no"), on_click=keep, width="stretch")
     else:
-        st.button("Delete this run…", key="dash_delete", on_click=ask_delete, args=(run.id,))
-    stored_run.run_view(db, run.id, "dash")
+        st.button("Delete this run…", key=KEYS("delete"), on_click=ask_delete, args=(run.id,))
+    stored_run.run_view(db, run.id, KEYS)
 
 
 # ---- two runs --------------------------------------------------------------------------------
@@ -161,9 +162,9 @@ def two_runs(db: Store, history: list[RunSummary]) -> None:
     newest = ids[0]
     older = next((i for i in ids[1:] if by_id[i].dataset == by_id[newest].dataset), ids[1])
     left, right = st.columns(2)
-    a = left.selectbox("Run A (before)", ids, index=ids.index(older), key="dash_a",
+    a = left.selectbox("Run A (before)", ids, index=ids.index(older), key=KEYS("a"),
                        format_func=lambda i: label(by_id[i]))
-    b = right.selectbox("Run B (after)", ids, index=0, key="dash_b",
+    b = right.selectbox("Run B (after)", ids, index=0, key=KEYS("b"),
                         format_func=lambda i: label(by_id[i]))
     if a is None or b is None:
         return
@@ -194,12 +195,12 @@ def two_runs(db: Store, history: list[RunSummary]) -> None:
                            "input": f.input} for f in diff.flips])
     st.dataframe(
         frame.style.map(verdict.background, subset=["A", "B"]), hide_index=True,
-        width="stretch", key="dash_flips",
+        width="stretch", key=KEYS("flips"),
         column_config={"why in A": st.column_config.TextColumn(width="large"),
                        "why in B": st.column_config.TextColumn(width="large"),
                        "input": st.column_config.TextColumn(width="medium")})
     flipped = [f.case_id for f in diff.flips]
-    pick = st.selectbox("A flipped case, side by side", flipped, key="dash_flip")
+    pick = st.selectbox("A flipped case, side by side", flipped, key=KEYS("flip"))
     if pick is None:
         return
     rows_a = {r.case_id: r for r in cases_a}
@@ -223,10 +224,10 @@ def body() -> None:
     except JevalError as err:
         error_line(str(err))
         return
-    notice = st.session_state.pop("dash_notice", None)
+    notice = KEYS.take("notice")
     if notice:
         st.success(inert(notice))
-    problem = st.session_state.pop("dash_error", None)
+    problem = KEYS.take("error")
     if problem:
         error_line(problem)
     if not history:

@@ -21,7 +21,8 @@ from pages.app.views import datasets, progress, stored_run
 from pages.app.views.boundary import error_line
 from pages.app.views.text import inert
 
-JOB = "ds_job"
+KEYS = state.DATASET
+JOB, ERROR, RUN = KEYS("job"), KEYS("error"), KEYS("run")  # the job, its problem, its run
 
 
 def start(dataset: Dataset, judge_name: str, chosen: tuple[Evaluator, ...] | None,
@@ -34,7 +35,7 @@ def start(dataset: Dataset, judge_name: str, chosen: tuple[Evaluator, ...] | Non
         judge, owned = resources.run_judge(judge_name,
                                            resume.judge_settings if resume else None)
     except JevalError as err:
-        st.session_state["ds_error"] = str(err)
+        state.put(ERROR, str(err))
         return
 
     def work(job: jobs.Job) -> str:
@@ -48,8 +49,8 @@ def start(dataset: Dataset, judge_name: str, chosen: tuple[Evaluator, ...] | Non
         return run_id
 
     title = f"{len(dataset.rows)} cases with the {judge_name} judge"
-    st.session_state[JOB] = jobs.start(title, work, owned)
-    st.session_state.pop("ds_run", None)
+    state.put(JOB, jobs.start(title, work, owned))
+    state.drop(RUN)
 
 
 def settings(dataset: Dataset) -> None:
@@ -57,7 +58,7 @@ def settings(dataset: Dataset) -> None:
     judge_name = state.judge_name()
     known = {**EVALUATORS, **custom.known()}
     picked = st.multiselect(
-        "Evaluators", [*NAMES, *custom.names()], key="ds_evaluators", persist_state="session",
+        "Evaluators", [*NAMES, *custom.names()], key=KEYS("evaluators"), persist_state="session",
         placeholder="each row's own (else every evaluator its fields allow)",
         help="leave empty to run what each row names, or the defaults for its fields")
     names = picked or list(NAMES)
@@ -67,46 +68,45 @@ def settings(dataset: Dataset) -> None:
             rule = "≥" if known[name].higher_is_better else "≤"
             cols[i % 2].slider(f"{name} passes at score {rule}", 0.0, 1.0,
                                value=float(known[name].threshold), step=0.05,
-                               key=f"ds_th_{name}", format="%.2f", persist_state="session")
-    thresholds = {n: float(st.session_state[f"ds_th_{n}"]) for n in names
-                  if f"ds_th_{n}" in st.session_state
-                  and float(st.session_state[f"ds_th_{n}"]) != known[n].threshold}
+                               key=KEYS("th", name), format="%.2f", persist_state="session")
+    moved = {n: float(state.get(KEYS("th", n))) for n in names if state.has(KEYS("th", n))}
+    thresholds = {n: value for n, value in moved.items() if value != known[n].threshold}
     default_name = f"{dataset.name} · {judge_name}"
-    name = st.text_input("Run name", key="ds_name", placeholder=default_name,
+    name = st.text_input("Run name", key=KEYS("name"), placeholder=default_name,
                          persist_state="session",
                          help="how the run is listed on the Dashboard")
     busy = progress.running(JOB)
     left, right = st.columns([1, 3], vertical_alignment="center")
     if left.button(f"Run {len(dataset.rows)} cases", type="primary", disabled=busy,
-                   key="ds_run_button", width="stretch"):
+                   key=KEYS("run_button"), width="stretch"):
         chosen = tuple(known[n] for n in picked) if picked else None
         start(dataset, judge_name, chosen, thresholds, one_line(name, 120) or None)
         st.rerun()  # draw the page for a running job: preview folded, progress in view
     right.caption(inert(
         f"judge: {judges.labels().get(judge_name, judge_name)} (change it in the sidebar) · "
         "every run is kept in the run store and listed on the Dashboard"))
-    problem = st.session_state.pop("ds_error", None)
+    problem = state.take(ERROR)
     if problem:
         error_line(problem)
 
 
 def body() -> None:
-    progress.collect_into(JOB, "ds_error", "ds_run")
-    dataset = datasets.pick_dataset("ds")
+    progress.collect_into(JOB, ERROR, RUN)
+    dataset = datasets.pick_dataset(KEYS)
     if dataset is not None:
-        quiet = st.session_state.get("ds_run") is None and not progress.running(JOB)
+        quiet = state.get(RUN) is None and not progress.running(JOB)
         with st.expander(inert(f"Preview: {dataset.name}"), expanded=quiet):
             datasets.preview(dataset)
         settings(dataset)
     if progress.running(JOB):
         progress.progress(JOB)
-    elif dataset is not None and not st.session_state.get("ds_run"):
+    elif dataset is not None and not state.get(RUN):
         stopped = stopped_run(dataset)
         if stopped is not None:
             st.info(inert(f"A stopped run of this file is stored: {stopped.name} "
                                f"({stopped.status}, {stopped.done} of {stopped.cases} cases)."))
             resume_button(resources.store(), stopped.id, dataset)
-    run_id = st.session_state.get("ds_run")
+    run_id = state.get(RUN)
     if run_id and not progress.running(JOB):
         st.header("Results")
         try:
@@ -116,7 +116,7 @@ def body() -> None:
             return
         if dataset is not None:
             resume_button(db, run_id, dataset)
-        stored_run.run_view(db, run_id, "ds")
+        stored_run.run_view(db, run_id, KEYS)
 
 
 def stopped_run(dataset: Dataset) -> RunSummary | None:
@@ -144,7 +144,7 @@ def resume_button(db: Store, run_id: str, dataset: Dataset) -> None:
         return
     if not judges.known(run.judge) or run.done >= run.cases:
         return
-    if st.button(f"Continue this run ({run.cases - run.done} cases left)", key="ds_resume",
+    if st.button(f"Continue this run ({run.cases - run.done} cases left)", key=KEYS("resume"),
                  help="scores only the cases that are not stored yet (and those the judge "
                       "could not answer), with the run's judge, evaluators and thresholds; a "
                       "run still going in another process would be scored twice"):

@@ -9,25 +9,25 @@ from jeval_core import datasets
 from jeval_core.datasets import Dataset
 from jeval_core.errors import CaseError
 from jeval_core.runs import SAMPLE
+from pages.app.state import Keys
 from pages.app.views.boundary import error_line
 from pages.app.views.text import inert, plural
 
 UPLOAD_TYPES = ["jsonl", "ndjson", "csv", "tsv", "json"]
 
 
-def pick_dataset(prefix: str) -> Dataset | None:
+def pick_dataset(keys: Keys) -> Dataset | None:
     """The sample or an uploaded file, read once per file; a bad file says why in one line."""
-    source = st.radio("Dataset", ["sample", "upload"], key=f"{prefix}_source", horizontal=True,
+    source = st.radio("Dataset", ["sample", "upload"], key=keys("source"), horizontal=True,
                       format_func={"sample": "The sample (45 cases, 9 domains)",
                                    "upload": "Upload a file"}.get, persist_state="session")
-    cached = st.session_state.get(f"{prefix}_loaded")
+    cached = keys.get("loaded")
     if source == "sample":
         key, raw, name = "sample", None, SAMPLE.name
     else:
         upload = st.file_uploader(
             "A dataset: JSONL (one case per line), CSV (a header row) or a JSON array",
-            type=UPLOAD_TYPES, key=f"{prefix}_upload",
-            on_change=lambda: st.session_state.pop(f"{prefix}_loaded", None),
+            type=UPLOAD_TYPES, key=keys("upload"), on_change=keys.drop, args=("loaded",),
             help="Field names as in a case file (ours, RAGAS, DeepEval, Galtea), plus "
                  "optional context_labels (0/1 per chunk) and reranked (chunk indices).")
         if upload is None:
@@ -46,7 +46,7 @@ def pick_dataset(prefix: str) -> Dataset | None:
     except CaseError as err:
         error_line(f"{err}; nothing was loaded")
         return None
-    st.session_state[f"{prefix}_loaded"] = (key, dataset)
+    keys.put("loaded", (key, dataset))
     return dataset
 
 

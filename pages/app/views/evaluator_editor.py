@@ -17,14 +17,15 @@ from jeval_core.scoring import Report, prepare, run
 from pages.app import custom, hosted, resources, state
 from pages.app.views.text import inert
 
-OPEN = "ev_open"
-START = "ev_start"
-NAME, ABOUT_KEY, QUESTION = "ev_name", "ev_about", "ev_question"
-TRUE, FALSE = "ev_true", "ev_false"
-REDUCER, DIRECTION, THRESHOLD = "ev_reducer", "ev_direction", "ev_threshold"
-YES, NO, PURPOSE = "ev_yes", "ev_no", "ev_purpose"
-SAID, FAILED = "ev_said", "ev_failed"  # what the last action did (or why not), said once
-ASKED = "ev_hosted"  # the hosted judge's answer to the draft: (definition, case, report)
+KEYS = state.EDITOR
+OPEN = KEYS("open")
+START = KEYS("start")
+NAME, ABOUT_KEY, QUESTION = KEYS("name"), KEYS("about"), KEYS("question")
+TRUE, FALSE = KEYS("true"), KEYS("false")
+REDUCER, DIRECTION, THRESHOLD = KEYS("reducer"), KEYS("direction"), KEYS("threshold")
+YES, NO, PURPOSE = KEYS("yes"), KEYS("no"), KEYS("purpose")
+SAID, FAILED = KEYS("said"), KEYS("failed")  # what the last action did (or why not), said once
+ASKED = KEYS("hosted")  # the hosted judge's answer to the draft: (definition, case, report)
 ABOUT_WORDS = {
     "chunk": "each chunk",
     "output_sentence": "each sentence of the output",
@@ -36,7 +37,7 @@ DIRECTION_WORDS = {"higher": "score ≥ threshold", "lower": "score ≤ threshol
 REDUCER_WORDS = {"share": "share of yes", "any": "1 if any is yes", "all": "1 if all are yes",
                  "weighted_precision": "weighted precision"}
 BLANK = "a blank question"
-ARRIVE = "ev_arrive"  # just opened: the editor is brought into view, once
+ARRIVE = KEYS("arrive")  # just opened: the editor is brought into view, once
 # The editor opens at the top of the results column, above where the person clicked (often
 # scrolled out of view): this brings it into view and puts the cursor in its name. Our own
 # constant text; nothing a visitor typed goes into it.
@@ -44,8 +45,8 @@ BRING_INTO_VIEW = """<script>
 (function () {
   let tries = 0;
   (function look() {
-    const box = document.querySelector(".st-key-ev_editor");
-    const name = box && box.querySelector(".st-key-ev_name input");
+    const box = document.querySelector(".st-key-EDITOR");
+    const name = box && box.querySelector(".st-key-NAME input");
     if (name) {
       box.scrollIntoView({block: "start"});
       name.focus({preventScroll: true});
@@ -54,7 +55,7 @@ BRING_INTO_VIEW = """<script>
     }
   })();
 })();
-</script>"""
+</script>""".replace("EDITOR", KEYS("editor")).replace("NAME", NAME)
 
 
 def starts() -> dict[str, Definition | None]:
@@ -76,40 +77,40 @@ def fill(d: Definition | None) -> None:
               THRESHOLD: float(d.threshold), YES: d.verdicts[0], NO: d.verdicts[1],
               PURPOSE: d.purpose}
     for key, value in values.items():
-        st.session_state[key] = value
+        state.put(key, value)
 
 
 def open_editor(d: Definition | None = None) -> None:
     fill(d)
-    st.session_state[OPEN] = True
-    st.session_state[START] = None
-    st.session_state[ARRIVE] = True
+    state.put(OPEN, True)
+    state.put(START, None)
+    state.put(ARRIVE, True)
 
 
 def close_editor() -> None:
-    st.session_state[OPEN] = False
+    state.put(OPEN, False)
 
 
 def on_start() -> None:
-    picked = st.session_state.get(START)
+    picked = state.get(START)
     if picked:
         fill(starts().get(picked))
 
 
 def is_open() -> bool:
-    return bool(st.session_state.get(OPEN))
+    return bool(state.get(OPEN))
 
 
 def draft() -> tuple[Definition | None, str | None]:
     """The definition the widgets hold, or why it is not one yet (one line)."""
-    data = {"name": st.session_state.get(NAME, ""), "about": st.session_state.get(ABOUT_KEY),
-            "question": st.session_state.get(QUESTION, ""),
-            "true": st.session_state.get(TRUE) or None,
-            "false": st.session_state.get(FALSE) or None,
-            "reducer": st.session_state.get(REDUCER), "direction": st.session_state.get(DIRECTION),
-            "threshold": float(st.session_state.get(THRESHOLD, 0.5)),
-            "verdicts": [st.session_state.get(YES) or "yes", st.session_state.get(NO) or "no"],
-            "purpose": st.session_state.get(PURPOSE, "")}
+    data = {"name": state.get(NAME, ""), "about": state.get(ABOUT_KEY),
+            "question": state.get(QUESTION, ""),
+            "true": state.get(TRUE) or None,
+            "false": state.get(FALSE) or None,
+            "reducer": state.get(REDUCER), "direction": state.get(DIRECTION),
+            "threshold": float(state.get(THRESHOLD, 0.5)),
+            "verdicts": [state.get(YES) or "yes", state.get(NO) or "no"],
+            "purpose": state.get(PURPOSE, "")}
     try:
         return Definition.from_dict(data), None
     except CaseError as err:
@@ -118,12 +119,12 @@ def draft() -> tuple[Definition | None, str | None]:
 
 def widgets(on_change: Callable[[], None]) -> None:
     """The editor's fields; every commit reruns the live panel (`on_change`)."""
-    with st.container(border=True, key="ev_editor"):
+    with st.container(border=True, key=KEYS("editor")):
         top = st.container(horizontal=True, vertical_alignment="center")
         top.markdown("**Your own evaluator**")
         top.selectbox("Start from", list(starts()), key=START, on_change=on_start, index=None,
                       placeholder="Start from…", label_visibility="collapsed", width=200)
-        top.button("Close", key="ev_close", on_click=close_editor, type="tertiary")
+        top.button("Close", key=KEYS("close"), on_click=close_editor, type="tertiary")
         left, right = st.columns([3, 2])
         left.text_input("name", key=NAME, on_change=on_change,
                         help="2-40 lowercase letters, digits or _; not a built-in's name")
@@ -153,7 +154,7 @@ def widgets(on_change: Callable[[], None]) -> None:
                            on_change=on_change)
         word_yes.text_input("word for yes", key=YES, on_change=on_change)
         word_no.text_input("word for no", key=NO, on_change=on_change)
-        if st.session_state.pop(ARRIVE, False):
+        if state.take(ARRIVE):
             st.html(BRING_INTO_VIEW, unsafe_allow_javascript=True)
 
 
@@ -167,7 +168,7 @@ def preview(case: Case, judge: str, calibration: str | None, score_offline: Scor
     wording); the hosted judge on a button, one request.
     """
     d, problem = draft()
-    said, failed = st.session_state.pop(SAID, None), st.session_state.pop(FAILED, None)
+    said, failed = state.take(SAID), state.take(FAILED)
     if said:
         st.success(inert(said))
     if failed:
@@ -196,14 +197,14 @@ def _answered(case: Case, d: Definition, judge: str, calibration: str | None,
         except JevalError as err:
             st.error(inert(str(err)))
             return None
-    held = st.session_state.get(ASKED)
+    held = state.get(ASKED)
     if held and held[0] == d and held[1] == case:
         return held[2]
     if not hosted.key_ready():
         st.info(f"Set the {kind.title} key in the sidebar to ask it this question; the "
                 "offline judges answer at once.")
         return None
-    if st.button(f"Ask {kind.title} these questions (1 request)", key="ev_ask",
+    if st.button(f"Ask {kind.title} these questions (1 request)", key=KEYS("ask"),
                  type="primary"):
         try:
             judge_now = hosted.from_settings()
@@ -215,7 +216,7 @@ def _answered(case: Case, d: Definition, judge: str, calibration: str | None,
         except JevalError as err:
             st.error(inert(str(err)))
             return None
-        st.session_state[ASKED] = (d, case, found)
+        state.put(ASKED, (d, case, found))
         return found
     return None
 
@@ -242,13 +243,13 @@ def actions(d: Definition) -> None:
     """Use it in this case, keep it in the run store, download it as TOML."""
     used = d.name in state.evaluator_names() and custom.definitions().get(d.name) == d
     row = st.container(horizontal=True, vertical_alignment="center")
-    row.button("In this case ✓" if used else "Use it in this case", key="ev_use",
+    row.button("In this case ✓" if used else "Use it in this case", key=KEYS("use"),
                on_click=use, args=(d,), disabled=used, type="primary",
                help="adds it to the evaluators: scored with the others in the one request")
-    row.button("Keep in the run store", key="ev_keep", on_click=keep, args=(d,),
+    row.button("Keep in the run store", key=KEYS("keep"), on_click=keep, args=(d,),
                help="every later session (and jeval on this machine) has it")
     row.download_button("Download .toml", evaluator_files.dumps([d]), f"{d.name}.toml",
-                        mime="application/toml", key="ev_download", on_click="ignore")
+                        mime="application/toml", key=KEYS("download"), on_click="ignore")
 
 
 def use(d: Definition) -> None:
@@ -256,13 +257,13 @@ def use(d: Definition) -> None:
     names = state.evaluator_names()
     if d.name not in names:
         state.put(state.EVALUATORS, [*names, d.name])
-    st.session_state[SAID] = f"{d.name} is in this case's evaluators."
+    state.put(SAID, f"{d.name} is in this case's evaluators.")
 
 
 def keep(d: Definition) -> None:
     try:
         custom.keep(d)
     except JevalError as err:
-        st.session_state[FAILED] = f"Not kept: {err}"
+        state.put(FAILED, f"Not kept: {err}")
         return
-    st.session_state[SAID] = f"{d.name} is kept in the run store."
+    state.put(SAID, f"{d.name} is kept in the run store.")

@@ -145,7 +145,7 @@ def live_notices(view: HostedView) -> None:
     elif t is not None and t.status in (Status.FAILED, Status.SUPERSEDED) and t.error:
         with st.container(horizontal=True, vertical_alignment="center"):
             st.error(inert(f"Hosted judge: {t.error}"))
-            st.button("Try again", key="live_try_again", on_click=on_live_retry,
+            st.button("Try again", key=state.LIVE_TRY_AGAIN, on_click=on_live_retry,
                       type="tertiary")
     elif t is not None and t.status == Status.CAPPED:
         step = runner().live.step
@@ -153,7 +153,7 @@ def live_notices(view: HostedView) -> None:
             st.warning(inert(f"Spending cap reached: {t.reason}. Nothing more goes to "
                                   "the hosted judge until you say so."))
             st.button(f"Continue (${step.usd:.4f} / {step.requests:,} requests more)",
-                      key="live_go_on", on_click=lambda: runner().go_on(),
+                      key=state.LIVE_GO_ON, on_click=lambda: runner().go_on(),
                       type="primary")
 
 

@@ -20,6 +20,7 @@ from jeval_core.errors import JevalError
 from jeval_core.records import CaseRow, RunSummary
 from jeval_core.store import Store
 from pages.app import resources, state
+from pages.app.state import Keys
 from pages.app.views.boundary import error_line
 from pages.app.views.text import inert
 
@@ -59,14 +60,14 @@ def agreement_table(cases: Sequence[CaseRow]) -> None:
                 hide_index=True, width="stretch")
 
 
-def label_case(db: Store, run: RunSummary, row: CaseRow, prefix: str) -> None:
+def label_case(db: Store, run: RunSummary, row: CaseRow, keys: Keys) -> None:
     """One click per chunk and per verdict; each click is kept in the store at once."""
     marks = of_row(row)
     chunks = list(marks.chunks) + [None] * (len(row.case.context) - len(marks.chunks))
     verdicts = marks.verdicts
 
     def keep(i: int | None = None, name: str | None = None, key: str = "") -> None:
-        value = st.session_state.get(key)
+        value = state.get(key)
         if i is not None:
             chunks[i] = {state.RELEVANT: True, state.NOISE: False}.get(value)
         if name is not None:
@@ -77,25 +78,25 @@ def label_case(db: Store, run: RunSummary, row: CaseRow, prefix: str) -> None:
         try:
             db.relabel(run.id, row.index, labels.merged(chunks, verdicts))
         except JevalError as err:
-            st.session_state[f"{prefix}_label_error"] = str(err)
+            keys.put("label_error", str(err))
 
     st.markdown("**Your labels**")
     for i in range(len(row.case.context)):
-        key = f"{prefix}_lab_{row.index}_{i}"
-        st.session_state.setdefault(key, WORDS.get(chunks[i]))
+        key = keys("lab", row.index, i)
+        state.put_default(key, WORDS.get(chunks[i]))
         st.segmented_control(f"{Address.of_chunk(i)}", [state.RELEVANT, state.NOISE], key=key,
                              on_change=keep, kwargs={"i": i, "key": key})
     for name in row.results:
-        key = f"{prefix}_ver_{row.index}_{name}"
-        st.session_state.setdefault(key, VERDICT_WORDS.get(verdicts.get(name)))  # type: ignore[arg-type]
+        key = keys("ver", row.index, name)
+        state.put_default(key, VERDICT_WORDS.get(verdicts.get(name)))  # type: ignore[arg-type]
         st.segmented_control(f"{name} should", [state.PASS, state.FAIL], key=key,
                              on_change=keep, kwargs={"name": name, "key": key})
-    problem = st.session_state.pop(f"{prefix}_label_error", None)
+    problem = keys.take("label_error")
     if problem:
         error_line(problem)
 
 
-def fit_profile(db: Store, run: RunSummary, cases: Sequence[CaseRow], prefix: str) -> None:
+def fit_profile(db: Store, run: RunSummary, cases: Sequence[CaseRow], keys: Keys) -> None:
     """Refit the local judge to this run's chunk labels; the held-out figures before and
     after, then keep it under a name for the sidebar and `--calibration`."""
     labelled = [profile.LabelledChunks(row.case, tuple(of_row(row).chunks)) for row in cases
@@ -104,19 +105,19 @@ def fit_profile(db: Store, run: RunSummary, cases: Sequence[CaseRow], prefix: st
         if not labelled:
             st.caption("Label some chunks first.")
             return
-        name = st.text_input("Profile name", key=f"{prefix}_profile_name",
+        name = st.text_input("Profile name", key=keys("profile_name"),
                              value=run.dataset.rsplit(".", 1)[0][:60] or "my labels")
-        if st.button("Fit and keep", key=f"{prefix}_fit"):
+        if st.button("Fit and keep", key=keys("fit")):
             digest = run.dataset_hash
             try:
                 fitted = profile.fit(labelled, name, digest, run.dataset,
                                      resources.offline_judge("local"))
                 if fitted.used:
                     db.save_profile(fitted)
-                st.session_state[f"{prefix}_fitted"] = fitted.to_json()
+                keys.put("fitted", fitted.to_json())
             except JevalError as err:
                 error_line(str(err))
-        shown = st.session_state.get(f"{prefix}_fitted")
+        shown = keys.get("fitted")
         if shown:
             fitted = profile.Profile.from_json(shown)
             for relation, f in fitted.relations.items():
@@ -131,7 +132,7 @@ def fit_profile(db: Store, run: RunSummary, cases: Sequence[CaseRow], prefix: st
                 st.success(inert(f"Kept profile {fitted.name!r}: pick it in the sidebar, or "
                                  f"use --calibration {fitted.name} with jeval."))
                 st.download_button("Download the profile (JSON)", fitted.to_json(),
-                                   file_name=f"{fitted.name}.json", key=f"{prefix}_prof_dl",
+                                   file_name=f"{fitted.name}.json", key=keys("prof_dl"),
                                    mime="application/json", on_click="ignore")
 
 

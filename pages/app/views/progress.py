@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.app import jobs
+from pages.app import jobs, state
 from pages.app.views.boundary import boundary
 from pages.app.views.text import inert
 
 
 def collect(key: str) -> jobs.Job | None:
     """A finished job under `key`, taken out of the session (None while running or absent)."""
-    job = st.session_state.get(key)
+    job = state.get(key)
     if job is None or not job.done:
         return None
-    del st.session_state[key]
+    state.drop(key)
     return job
 
 
@@ -23,13 +23,13 @@ def collect_into(key: str, error_slot: str, result_slot: str) -> None:
     finished = collect(key)
     if finished is not None:
         if finished.error:
-            st.session_state[error_slot] = finished.error
+            state.put(error_slot, finished.error)
         if finished.result:
-            st.session_state[result_slot] = finished.result
+            state.put(result_slot, finished.result)
 
 
 def running(key: str) -> bool:
-    job = st.session_state.get(key)
+    job = state.get(key)
     return job is not None and not job.done
 
 
@@ -37,7 +37,7 @@ def running(key: str) -> bool:
 def progress(key: str) -> None:
     """While the job under `key` runs: a live progress bar and Cancel (only this part reruns,
     twice a second); once it has ended, the whole page reruns to show the results."""
-    job = st.session_state.get(key)
+    job = state.get(key)
     if job is None:
         return
     if job.done:

@@ -21,7 +21,7 @@ from jeval_core.judges.card import card as measured_card
 from jeval_core.request import one_call_per_question
 from jeval_core.results import Result, is_yes
 from jeval_core.scoring import DetailRow
-from pages.app.state import INPUT
+from pages.app.state import INPUT, REQUEST_OPEN, VERBATIM_OPEN, WHY_OPEN
 from pages.app.views import verdict
 from pages.app.views.text import inert, plural
 
@@ -146,7 +146,7 @@ def per_question_panel(report: Report) -> None:
     usage = report.usage
     cached = f", {usage.cached_tokens:,} from the prefix cache" if usage.cached_tokens else ""
     box = st.expander(f"The requests: {plural(usage.requests, 'request', 'requests')}, "
-                      f"{usage.input_tokens:,} input tokens{cached}", key="request_open",
+                      f"{usage.input_tokens:,} input tokens{cached}", key=REQUEST_OPEN,
                       on_change="rerun")
     if not box.open:
         return
@@ -282,7 +282,7 @@ def questions_table(report: Report, focus: int | None = None) -> None:
                            "question": st.column_config.TextColumn("question", width="medium"),
                            "refers to": st.column_config.TextColumn("refers to", width=380)})
     box = st.expander("The questions verbatim, as sent (copy with the button on the block)",
-                      key="verbatim_open", on_change="rerun")
+                      key=VERBATIM_OPEN, on_change="rerun")
     if box.open:  # drawn only when opened: nothing to draw per edit otherwise
         with box:
             questions(report)
@@ -356,7 +356,7 @@ def why(rows: list[DetailRow]) -> None:
     shown = [r for r in rows if r.evidence and r.text]
     if not shown:
         return
-    box = st.expander("Why: the words that drove each p", key="why_open", on_change="rerun")
+    box = st.expander("Why: the words that drove each p", key=WHY_OPEN, on_change="rerun")
     if not box.open:
         return
     with box:
@@ -446,7 +446,7 @@ def request_panel(report: Report) -> None:
     saved = 1 - packed.tokens.total / alone if alone else 0.0
     label = (f"The request: {'1 call' if packed.asked else 'none'}, {tokens} input tokens "
              f"({saved:.0%} fewer than {plural(calls, 'call', 'calls')}, one per question)")
-    box = st.expander(label, key="request_open", on_change="rerun")
+    box = st.expander(label, key=REQUEST_OPEN, on_change="rerun")
     if not box.open:
         return
     cost = report.cost_usd if used else packed.cost_usd

@@ -23,6 +23,7 @@ from jeval_core.errors import JevalError
 from jeval_core.records import CaseRow, RunSummary
 from jeval_core.store import Store
 from jeval_core.text import one_line
+from pages.app.state import Keys
 from pages.app.views import labelling, verdict
 from pages.app.views.boundary import error_line
 from pages.app.views.card import case_card
@@ -239,13 +240,13 @@ def by_rank_chart(by_rank: Sequence[ranking.RankPrecision]) -> None:
     st.altair_chart(chart.properties(height=240), width="stretch")
 
 
-def case_table(run: RunSummary, cases: Sequence[CaseRow], prefix: str) -> None:
+def case_table(run: RunSummary, cases: Sequence[CaseRow], keys: Keys) -> None:
     """Per case: a link into the Playground, the verdict, each evaluator's score (green when it
     passed, red when it failed); filters for failed cases and one evaluator."""
     names = evaluator_names(cases)
     left, right = st.columns([1, 2], vertical_alignment="bottom")
-    failed_only = left.toggle("Failed cases only", key=f"{prefix}_failed")
-    pick = right.selectbox("Evaluator", ["every evaluator", *names], key=f"{prefix}_evaluator")
+    failed_only = left.toggle("Failed cases only", key=keys("failed"))
+    pick = right.selectbox("Evaluator", ["every evaluator", *names], key=keys("evaluator"))
     shown_names = names if pick == "every evaluator" else [pick]
 
     def keep(row: CaseRow) -> bool:
@@ -298,13 +299,13 @@ def case_table(run: RunSummary, cases: Sequence[CaseRow], prefix: str) -> None:
     for name in shown_names:
         config[name] = st.column_config.NumberColumn(name, format="%.2f")
     st.dataframe(frame.style.apply(styles, axis=None).format(precision=2, subset=shown_names),
-                 hide_index=True, width="stretch", column_config=config, key=f"{prefix}_cases",
+                 hide_index=True, width="stretch", column_config=config, key=keys("cases"),
                  height=min(420, 38 + 35 * len(rows)))
-    reasons(cases, shown_names, keep, prefix)
+    reasons(cases, shown_names, keep, keys)
 
 
 def reasons(cases: Sequence[CaseRow], names: Sequence[str], keep: Callable[[CaseRow], bool],
-            prefix: str) -> None:
+            keys: Keys) -> None:
     """Seed 001's detail: per case, a score per metric with a pass/fail badge and the reason."""
     rows = []
     for row in cases:
@@ -322,26 +323,26 @@ def reasons(cases: Sequence[CaseRow], names: Sequence[str], keep: Callable[[Case
                          "verdict": verdict.of_result(r), "threshold": f"{rule} {r.threshold:.2f}",
                          "reason": r.reason.replace("`", "")})
     with st.expander(f"Reasons: a score, a badge and the reason per case and metric "
-                     f"({len(rows)} rows)", key=f"{prefix}_reasons_open", on_change="rerun"):
+                     f"({len(rows)} rows)", key=keys("reasons_open"), on_change="rerun"):
         if not rows:
             return
         frame = pd.DataFrame(rows)
         st.dataframe(
             frame.style.map(verdict.background, subset=["verdict"])
             .format(precision=2, subset=["score"]),
-            hide_index=True, width="stretch", key=f"{prefix}_reasons",
+            hide_index=True, width="stretch", key=keys("reasons"),
             column_config={"reason": st.column_config.TextColumn("reason", width="large"),
                            "score": st.column_config.NumberColumn("score", format="%.2f")})
 
 
-def one_case(db: Store, run: RunSummary, cases: Sequence[CaseRow], prefix: str) -> None:
+def one_case(db: Store, run: RunSummary, cases: Sequence[CaseRow], keys: Keys) -> None:
     """Pick a case: its question, answer and chunks beside its per-metric card, a link
     that opens it in the Playground, and the person's labels on it."""
     if not cases:
         return
     by_id = {row.case_id: row for row in cases}
     pick = st.selectbox(
-        "Case", list(by_id), key=f"{prefix}_case",
+        "Case", list(by_id), key=keys("case"),
         format_func=lambda i: f"{i} · {one_line(by_id[i].case.input, 70)}")
     row = by_id.get(pick) if pick is not None else None
     if row is None:
@@ -366,7 +367,7 @@ def one_case(db: Store, run: RunSummary, cases: Sequence[CaseRow], prefix: str) 
                            help="a new tab with this case, the run's evaluators, thresholds "
                                 "and judge (the link holds the case, never a key)")
         case_card(row, row.case_id)
-        labelling.label_case(db, run, row, prefix)
+        labelling.label_case(db, run, row, keys)
 
 
 def cases_csv(cases: Sequence[CaseRow]) -> str:
@@ -399,7 +400,7 @@ def cases_jsonl(run: RunSummary, cases: Sequence[CaseRow]) -> str:
     }, ensure_ascii=False) + "\n" for row in cases)
 
 
-def exports(run: RunSummary, cases: Sequence[CaseRow], prefix: str) -> None:
+def exports(run: RunSummary, cases: Sequence[CaseRow], keys: Keys) -> None:
     """Every case as CSV (formula-safe) and as JSONL (full results), built on click."""
     stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in run.dataset)[:40] or "run"
     left, middle, right = st.columns(3)
@@ -407,19 +408,19 @@ def exports(run: RunSummary, cases: Sequence[CaseRow], prefix: str) -> None:
                            lambda: labelling.labelled_dataset(cases),
                            file_name=f"{stem}_{run.id[:8]}_labelled.jsonl",
                            mime="application/jsonl", on_click="ignore", width="stretch",
-                           key=f"{prefix}_labelled",
+                           key=keys("labelled"),
                            help="the cases as a dataset file, with your labels: what `jeval "
                                 "calibrate` and another run read")
     left.download_button("Download the cases (CSV)", lambda: cases_csv(cases),
                          file_name=f"{stem}_{run.id[:8]}.csv", mime="text/csv",
-                         on_click="ignore", width="stretch", key=f"{prefix}_csv",
+                         on_click="ignore", width="stretch", key=keys("csv"),
                          help="text cells that would run as spreadsheet formulas are made inert")
     right.download_button("Download the results (JSONL)", lambda: cases_jsonl(run, cases),
                           file_name=f"{stem}_{run.id[:8]}.jsonl", mime="application/jsonl",
-                          on_click="ignore", width="stretch", key=f"{prefix}_jsonl")
+                          on_click="ignore", width="stretch", key=keys("jsonl"))
 
 
-def run_view(db: Store, run_id: str, prefix: str) -> RunSummary | None:
+def run_view(db: Store, run_id: str, keys: Keys) -> RunSummary | None:
     """A stored run: header, aggregate cards, charts, the cases, reasons and exports."""
     try:
         run = db.run(run_id)
@@ -440,10 +441,10 @@ def run_view(db: Store, run_id: str, prefix: str) -> RunSummary | None:
     charts(run, cases)
     st.subheader("Agreement with your labels")
     labelling.agreement_table(cases)
-    labelling.fit_profile(db, run, cases, prefix)
+    labelling.fit_profile(db, run, cases, keys)
     st.subheader("Cases")
-    case_table(run, cases, prefix)
-    exports(run, cases, prefix)
+    case_table(run, cases, keys)
+    exports(run, cases, keys)
     st.subheader("One case")
-    one_case(db, run, cases, prefix)
+    one_case(db, run, cases, keys)
     return run

@@ -1,0 +1,64 @@
+"""How the house is built, read from its source: the core never reaches for the pages, and a
+browser session's keys have one home (pages/app/state.py), each page's under its own prefix."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from pages.app import state
+
+PAGE_SOURCES = sorted([ROOT / "app.py", *(ROOT / "pages").rglob("*.py")])
+CORE_SOURCES = sorted((ROOT / "jeval_core").rglob("*.py"))
+
+
+def imported(path: Path) -> set[str]:
+    """Every module `path` imports, by its full dotted name."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+    return found
+
+
+def session_state_uses(path: Path) -> list[int]:
+    """The lines where `path` names `st.session_state` (or any `.session_state`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr == "session_state"]
+
+
+@pytest.mark.parametrize("path", CORE_SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_core_never_imports_streamlit_or_the_pages(path):
+    wrong = {m for m in imported(path) if m.split(".")[0] in ("streamlit", "pages", "app")}
+    assert not wrong, f"{path.relative_to(ROOT)} imports {sorted(wrong)}"
+
+
+@pytest.mark.parametrize("path", [p for p in PAGE_SOURCES if p != ROOT / "pages/app/state.py"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_the_state_module_touches_the_session(path):
+    lines = session_state_uses(path)
+    assert not lines, (f"{path.relative_to(ROOT)} reads st.session_state on lines {lines}: "
+                       "go through pages/app/state.py")
+
+
+def test_the_state_module_is_where_the_session_is_read():
+    assert session_state_uses(ROOT / "pages" / "app" / "state.py")
+
+
+def test_a_pages_keys_carry_its_prefix_and_stay_what_the_tests_and_links_use():
+    assert state.DATASET("run") == "ds_run"
+    assert state.DATASET("th", "faithfulness") == "ds_th_faithfulness"
+    assert state.COMPARE("pair", "local", "lexical") == "cmp_pair_local_lexical"
+    assert state.DASHBOARD("confirm") == "dash_confirm"
+    assert state.EDITOR("name") == "ev_name"
+
+
+def test_no_two_pages_share_a_prefix():
+    prefixes = [k.prefix for k in (state.DATASET, state.COMPARE, state.DASHBOARD, state.EDITOR)]
+    assert len(set(prefixes)) == len(prefixes)
