@@ -34,7 +34,7 @@ for where in (ROOT, ROOT / "tests"):
     if str(where) not in sys.path:
         sys.path.insert(0, str(where))
 
-from bench import calibrate  # noqa: E402
+from bench import held_out  # noqa: E402
 from jeval_core.calibration.fitting import Verdicts  # noqa: E402
 from jeval_core.errors import JevalError  # noqa: E402
 from jeval_core.judges.http import RetryPolicy  # noqa: E402
@@ -44,7 +44,7 @@ from jeval_core.questions import RELATIONS  # noqa: E402
 ORDER = ("input", "output", "expected", "context")
 
 
-def state_of(item: calibrate.Labelled) -> dict[str, Any]:
+def state_of(item: held_out.Labelled) -> dict[str, Any]:
     """The state the questions name, from their operands (`context[2]`, `output[0]`...)."""
     texts: dict[str, str] = {}
     for q in item.questions.values():
@@ -58,12 +58,12 @@ def state_of(item: calibrate.Labelled) -> dict[str, Any]:
         ORDER.index(kv[0].split("[")[0]) if kv[0].split("[")[0] in ORDER else 9, kv[0])))
 
 
-def chosen(data: list[calibrate.Labelled], limit: int) -> list[calibrate.Labelled]:
+def chosen(data: list[held_out.Labelled], limit: int) -> list[held_out.Labelled]:
     """Measured cases with verbatim questions, round-robin over (source, relation) until
     `limit` questions."""
-    groups: dict[tuple[str, str], list[calibrate.Labelled]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[held_out.Labelled]] = defaultdict(list)
     for item in data:
-        if calibrate.part(item) != "measure" or not all(q.text for q in item.questions.values()):
+        if held_out.part(item) != "measure" or not all(q.text for q in item.questions.values()):
             continue
         relation = next(iter(item.questions.values())).relation
         groups[(item.source, relation)].append(item)
@@ -99,7 +99,7 @@ def main(args: argparse.Namespace) -> None:
 
 
 def measure(args: argparse.Namespace, judge: OpenAIJudge) -> None:
-    data, notes = calibrate.load(public=not args.committed_only)
+    data, notes = held_out.load(public=not args.committed_only)
     for note in notes:
         print(f"skipped {note}")
     items = chosen(data, args.limit)
@@ -140,13 +140,13 @@ def measure(args: argparse.Namespace, judge: OpenAIJudge) -> None:
         v = Verdicts.of(np.array(p[(relation, source)]), np.array(y[(relation, source)]))
         measured[relation][source] = v
         print(f"{relation:16} {source:28} {v.n:>5} {v.positives / v.n:>5.2f} {v.always_no:>6.3f} "
-              f"{missing[(relation, source)]:>5}   {calibrate._fmt(v):22}")
+              f"{missing[(relation, source)]:>5}   {held_out.verdicts_text(v):22}")
     share = cached / tokens if tokens else 0.0
     print(f"\n{requests} requests, {tokens:,} input tokens, {cached:,} of them from the prefix "
           f"cache ({share:.0%}), {time.monotonic() - started:.0f} s")
     met_total: tuple[int, int] | None = None
     try:
-        met, total, missed = calibrate.examples("openai", judge)
+        met, total, missed = held_out.examples(judge)
         met_total = (met, total)
         print(f"\nexamples: {met} of {total} stated truths met by the openai judge "
               f"({args.model})" + (f"; missed: {'; '.join(missed)}" if missed else ""))
@@ -154,13 +154,13 @@ def measure(args: argparse.Namespace, judge: OpenAIJudge) -> None:
         print(f"\nexamples: not measured ({err})")
     if args.write:
         write(args, measured, met_total)
-        print(f"wrote {calibrate.AGREEMENT.relative_to(ROOT)}")
+        print(f"wrote {held_out.AGREEMENT.relative_to(ROOT)}")
 
 
 def write(args: argparse.Namespace, measured: dict[str, dict[str, Verdicts]],
           examples_met: tuple[int, int] | None) -> None:
     """The judge card's figures for the model measured (no unsure band: none was fitted)."""
-    data = json.loads(calibrate.AGREEMENT.read_text("utf-8"))
+    data = json.loads(held_out.AGREEMENT.read_text("utf-8"))
     relations = {relation: {
         "sources": {s: {k: (round(v, 3) if isinstance(v, float) else v)
                         for k, v in vars(found).items()} for s, found in by_source.items()},
@@ -177,4 +177,4 @@ def write(args: argparse.Namespace, measured: dict[str, dict[str, Verdicts]],
                           "examples_met": list(examples_met) if examples_met else None,
                           "relations": relations}
     data["openai"] = {"models": models}
-    calibrate.AGREEMENT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", "utf-8")
+    held_out.AGREEMENT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", "utf-8")

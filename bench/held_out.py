@@ -1,0 +1,246 @@
+"""The labelled data every judge is measured on, and how it is split.
+
+Three kinds, each split by topic into a part that is fitted on and a held-out part
+(`fitting.held_out_part`; the hand pairs keep split.json); the held-out part is cut again
+(`part`) into a third that calibrates the local judge's curves and two thirds that are only
+ever measured, for every judge alike. bench/calibrate.py (the offline judges) and
+bench/calibrate_openai.py (a server's model) both read it from here.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from jeval_core import casefile  # noqa: E402
+from jeval_core.calibration.fitting import Verdicts, held_out_part  # noqa: E402
+from jeval_core.case import Case  # noqa: E402
+from jeval_core.evaluators import (  # noqa: E402
+    chunk_relevance,
+    contextual_recall,
+    faithfulness,
+    hallucination,
+)
+from jeval_core.judges.base import Judge  # noqa: E402
+from jeval_core.questions import (  # noqa: E402
+    ATTRIBUTABLE_TO,
+    CONTRADICTS,
+    HELPS_ANSWER,
+    RELEVANT_TO,
+    SUPPORTED_BY,
+    TOXIC,
+    Operand,
+    Question,
+)
+
+CALIBRATION = ROOT / "assets" / "calibration"
+
+
+EXAMPLES = ROOT / "assets" / "examples"
+
+
+REAL_LIMIT = 500  # questions (or claims, sentences) per public source (a few minutes)
+
+
+@dataclass
+class Labelled:
+    """One case's questions with their truth, and where the case came from."""
+
+    source: str
+    topic: str
+    held_out: bool
+    questions: dict[str, Question]
+    labels: dict[str, int]
+    output: str = ""  # the case's answer, which the local judge reads beside the chunks
+
+
+def part(item: Labelled) -> str:
+    """"fit", "calibrate" or "measure". The held-out part (30% of topics) is cut in two: a
+    third that the reader's curves are fitted on ("calibrate": the reader was trained on the
+    fit part, so a curve fitted there would trust it too much) and two thirds that are only
+    ever measured, for every judge, so that judges are compared on the very same rows."""
+    if not item.held_out:
+        return "fit"
+    return "measure" if held_out_part(item.topic, 2) else "calibrate"
+
+
+def _lines(path: Path) -> Iterator[dict]:
+    for line in path.read_text("utf-8").splitlines():
+        if line.strip():
+            yield json.loads(line)
+
+
+def _one(source: str, topic: str, held: bool, q: Question, label: int) -> Labelled:
+    return Labelled(source, topic, held, {q.id: q}, {q.id: int(label)})
+
+
+def pair_question(pair: dict) -> Question:
+    """The question a judge would see for one hand-written pair, its operands filled in."""
+    rel, subject, against = pair["relation"], pair["subject"], pair["against"]
+    question = Operand("input", (against,))
+    context = Operand("context", tuple(c for c in against.split("\n\n") if c.strip()))
+    if rel == RELEVANT_TO:
+        return Question("q", "", rel, Operand("output[0]", (subject,)), (question,))
+    if rel in (SUPPORTED_BY, ATTRIBUTABLE_TO):
+        return Question("q", "", rel, Operand("output[0]", (subject,)), (context,))
+    if rel == CONTRADICTS:
+        return Question("q", "", rel, Operand("output", (subject,)),
+                        (Operand("context[0]", (against,)),))
+    if rel == TOXIC:
+        return Question("q", "", rel, Operand("output[0]", (subject,)))
+    raise ValueError(f"unknown relation {rel!r}")
+
+
+def adversarial() -> list[Labelled]:
+    """The hand-written pairs. Chunks asked about the same question form one retrieval."""
+    held = set(json.loads((CALIBRATION / "split.json").read_text())["heldout"])
+    out: list[Labelled] = []
+    retrievals: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for path in [CALIBRATION / "pairs.jsonl", *sorted((CALIBRATION / "written").glob("*.jsonl"))]:
+        for pair in _lines(path):
+            if pair["topic"].startswith("example:"):
+                continue  # the examples are measured as whole cases, never fitted on
+            if pair["relation"] == HELPS_ANSWER:
+                retrievals[(pair["topic"], pair["against"])].append(pair)
+            else:
+                out.append(_one("adversarial", pair["topic"], pair["topic"] in held,
+                                pair_question(pair), pair["label"]))
+    for (topic, question), chunks in retrievals.items():
+        case = Case(input=question, context=tuple(p["subject"] for p in chunks))
+        out.append(_retrieval("adversarial", topic, topic in held, case,
+                              [p["label"] for p in chunks]))
+    return out
+
+
+def _retrieval(source: str, topic: str, held: bool, case: Case, labels: list[int]) -> Labelled:
+    qs = {q.id: q for q in chunk_relevance.questions(case)}
+    return Labelled(source, topic, held, qs,
+                    {q.id: int(labels[int(q.id[2:])]) for q in qs.values()}, case.output)
+
+
+def ordinary() -> list[Labelled]:
+    """Whole ordinary retrievals: chunk relevance, support and contradiction per sentence and
+    chunk, attribution of the expected answer; and ordinary sentences for toxicity."""
+    out: list[Labelled] = []
+    for path in sorted((CALIBRATION / "ordinary").glob("*.jsonl")):
+        for row in _lines(path):
+            topic, held = row["topic"], held_out_part(row["topic"])
+            if "text" in row:  # a sentence labelled toxic or not
+                q = Question("q", "", TOXIC, Operand("output[0]", (row["text"],)))
+                out.append(_one("ordinary", topic, held, q, row["label"]))
+                continue
+            # Half the retrievals are judged with their expected answer, half without.
+            with_expected = held_out_part(topic + "/expected", 5)
+            case = Case(input=row["input"], output=row["output"],
+                        expected=row.get("expected") if with_expected else None,
+                        context=tuple(row["context"]))
+            out.append(_retrieval("ordinary", topic, held, case, row["context_labels"]))
+            said = {q.id: q for q in faithfulness.questions(case)}
+            if len(said) == len(row["output_labels"]):
+                out.append(Labelled("ordinary", topic, held, said, {
+                    q.id: int(row["output_labels"][int(q.id[2:])] == "supported")
+                    for q in said.values()}))
+            against = {q.id: q for q in hallucination.questions(case)}
+            out.append(Labelled("ordinary", topic, held, against, {
+                q.id: int(int(q.id[2:]) in row.get("contradicted_by", []))
+                for q in against.values()}))
+            expected = Case(input=row["input"], expected=row["expected"],
+                            context=tuple(row["context"]))
+            attributed = {q.id: q for q in contextual_recall.questions(expected)}
+            out.append(Labelled("ordinary", topic, held, attributed, dict.fromkeys(
+                attributed, int(any(row["context_labels"])))))
+    return out
+
+
+def real() -> tuple[list[Labelled], list[str]]:
+    """Human-labelled public data from installed packages, and a note per source skipped."""
+    try:
+        from bench import realdata
+    except ImportError as err:
+        return [], [f"bench/realdata.py: {err}"]
+    out: list[Labelled] = []
+    notes: list[str] = []
+    for name, meta in realdata.SOURCES.items():
+        source = f"real:{name}"
+        try:
+            if meta["kind"] == "retrieval":
+                for row in realdata.retrieval_cases(name, REAL_LIMIT):
+                    case = Case(input=row["input"], context=tuple(row["context"]))
+                    out.append(_retrieval(source, row["topic"], held_out_part(row["topic"]),
+                                          case, row["labels"]))
+            elif meta["kind"] == "claims":
+                for row in realdata.claims(name, REAL_LIMIT):
+                    out += _claim(source, row)
+            elif meta["kind"] == "toxicity":
+                for row in realdata.toxic_sentences(name, REAL_LIMIT):
+                    q = Question("q", "", TOXIC, Operand("output[0]", (row["text"],)))
+                    topic = row.get("topic", row["text"][:40])
+                    out.append(_one(source, topic, held_out_part(topic), q, row["label"]))
+        except Exception as err:  # a missing package is a note, not the end of the bench
+            notes.append(f"{source}: {err}")
+    return out, notes
+
+
+def _claim(source: str, row: dict) -> list[Labelled]:
+    """A claim against its evidence: supported when entailed, contradicted when refuted."""
+    case = Case(input="", output=row["claim"], context=(row["evidence"],))
+    held = held_out_part(row["topic"])
+    support = {q.id: q for q in faithfulness.questions(case)}
+    contra = {q.id: q for q in hallucination.questions(case)}
+    return [Labelled(source, row["topic"], held, support,
+                     dict.fromkeys(support, int(row["label"] == "entailed"))),
+            Labelled(source, row["topic"], held, contra,
+                     dict.fromkeys(contra, int(row["label"] == "refuted")))]
+
+
+def load(public: bool = True) -> tuple[list[Labelled], list[str]]:
+    """Every labelled source; `public` False leaves out the data read from packages."""
+    found, notes = real() if public else ([], [])
+    return adversarial() + ordinary() + found, notes
+
+
+def verdicts_text(v: Verdicts | None) -> str:
+    if v is None:
+        return ""
+    a = "  -  " if v.auc is None else f"{v.auc:.3f}"
+    return f"{a} {v.accuracy:.3f} {v.f1:.3f}"
+
+
+def examples(judge: Judge) -> tuple[int, int, list[str]]:
+    """Each example's stated truth met by the judge: (met, stated, what was missed)."""
+    from jeval_core.scoring import score
+
+    met = total = 0
+    missed: list[str] = []
+    for path in sorted(EXAMPLES.glob("*.json")):
+        loaded = casefile.decode(path.read_bytes(), path.name)
+        truth = loaded.extra.get("truth") or {}
+        report = score(loaded.case, loaded.chosen(), judge).with_thresholds(loaded.thresholds)
+        for name, want in truth.get("evaluators", {}).items():
+            total += 1
+            if report.results[name].passed is want["passed"]:
+                met += 1
+            else:
+                missed.append(f"{path.stem} {name} {report.results[name].score:.2f}")
+        chunks = report.results.get("chunk_relevance")
+        if chunks and "context" in truth:
+            for d in chunks.details:
+                total += 1
+                i = int(d.id[2:])
+                if d.yes == bool(truth["context"][i]):
+                    met += 1
+                else:
+                    missed.append(f"{path.stem} chunk {i} p={d.p:.2f}")
+    return met, total, missed
+
+
+AGREEMENT = ROOT / "jeval_core" / "calibration" / "agreement.json"
+
