@@ -10,27 +10,22 @@ bench/calibrate_openai.py (a server's model) both read it from here.
 from __future__ import annotations
 
 import json
-import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from jeval_core import casefile  # noqa: E402
-from jeval_core.calibration.fitting import Verdicts, held_out_part  # noqa: E402
-from jeval_core.case import Case  # noqa: E402
-from jeval_core.evaluators import (  # noqa: E402
+from jeval_core import casefile
+from jeval_core.calibration.fitting import Verdicts, held_out_part
+from jeval_core.case import Case
+from jeval_core.evaluators import (
     chunk_relevance,
     contextual_recall,
     faithfulness,
     hallucination,
 )
-from jeval_core.judges.base import Judge  # noqa: E402
-from jeval_core.questions import (  # noqa: E402
+from jeval_core.judges.base import Judge
+from jeval_core.questions import (
     ATTRIBUTABLE_TO,
     CONTRADICTS,
     HELPS_ANSWER,
@@ -41,6 +36,7 @@ from jeval_core.questions import (  # noqa: E402
     Question,
 )
 
+ROOT = Path(__file__).resolve().parent.parent  # its importers put ROOT on sys.path
 CALIBRATION = ROOT / "assets" / "calibration"
 
 
