@@ -153,9 +153,7 @@ class Model:
         are read at once (30 ms for the 8; the logits are bit-identical)."""
         keys = list(wanted)
         found = self._tok.encode_batch([wanted[k] for k in keys])
-        rows = (list(self._pool.map(self._read_one, found)) if len(found) > 1
-                else [self._read_one(f) for f in found])
-        for key, row in zip(keys, rows, strict=True):
+        for key, row in zip(keys, self._pool.map(self._read_one, found), strict=True):
             self._cache[key] = row
             self.reads += 1
 
