@@ -1,7 +1,8 @@
 """Refit an offline judge's curves from labelled data, and print how it does on held-out data.
 
-    python bench/calibrate.py                  # the local judge (the reader), beside the
-                                               # similarity judge it replaced
+    python bench/calibrate.py --data DIR       # the local judge (the reader)
+    python bench/calibrate.py --data DIR --before OLD   # beside OLD's local judge, OLD a
+                                               # checkout (git worktree add OLD d39196e)
     python bench/calibrate.py --judge similarity
     python bench/calibrate.py --judge lexical
 
@@ -12,20 +13,21 @@ the fit part), two thirds are only ever measured, for every judge alike:
   adversarial  assets/calibration/pairs.jsonl, written/*.jsonl: hard hand-written pairs
   ordinary     assets/calibration/ordinary/*.jsonl: whole retrievals as a retriever returns
                them (every chunk on topic, a few that answer), answers labelled per sentence
-  real:NAME    human-labelled public data read from installed packages (bench/realdata.py);
-               absent packages are skipped with a note
+  real:NAME    human-labelled public data files in DIR (bench/public_data.py names them and
+               their public sources); without DIR (or $JEVAL_DATA) they are skipped, noted
 Every question is built by the evaluators from a real Case and answered by the judge with
 the whole case in view, as in the app. Per relation and source it prints the held-out AUC,
-accuracy, F1 and the always-no baseline, for the committed curves ("now"), for the
-similarity judge beside the local one ("before"), and for a fresh fit ("refit", its
-constants to paste into curves.py), then the unsure
-band measured on the held-out answers, and each example case's stated truth met.
+accuracy, F1, precision, recall and the always-no baseline, for the committed curves
+("now"), for an older checkout's local judge ("before", with --before), and for a fresh fit
+("refit", its constants to paste into curves.py), then the unsure band measured on the
+held-out answers, and each example case's stated truth met.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections import defaultdict
 from collections.abc import Callable
@@ -44,7 +46,6 @@ from bench.held_out import (  # noqa: E402
     examples,
     load,
     part,
-    verdicts_text,
 )
 from jeval_core.calibration import curves  # noqa: E402
 from jeval_core.calibration.fitting import (  # noqa: E402
@@ -56,23 +57,22 @@ from jeval_core.calibration.fitting import (  # noqa: E402
 )
 from jeval_core.judges import lexical, local, similarity  # noqa: E402  # noqa: E402
 from jeval_core.questions import (  # noqa: E402
-    HELPS_ANSWER,
     RELATIONS,
 )
 
 RIDGE = {"lexical": 1e-3, "local": 0.3, "similarity": 0.3}
 JUDGES = {"local": local.LocalJudge, "similarity": similarity.SimilarityJudge}
 SIGNS = {"local": curves.LOCAL_SIGNS, "similarity": curves.SIMILARITY_SIGNS}
-ALONE_COLS = {"similarity": curves.ALONE}  # the similarity judge's chunk read alone
 PROBABILITY = {"local": local.probability, "similarity": similarity.probability}
-ALONE = "helps_answer alone"  # the similarity judge's chunk read alone (SIMILARITY_ALONE)
-# Public sources that are only ever measured: their labels are not what the judge is asked
-# (condescension, romanised Hindi-English, presuppositions, contrastive Wikipedia revisions
-# that a sentence embedding cannot see); fitting on them would only pull the curves flat.
-MEASURED_ONLY = {"real:hinglish_toxicity", "real:talkdown_condescension",
-                 "real:nope_presuppositions", "real:vitaminc"}
-# The reader reads claims against evidence, so its curves may learn from those two.
-MEASURED_ONLY_READER = {"real:hinglish_toxicity", "real:talkdown_condescension"}
+# Public sources that are only ever measured: FEVER-Symmetric was made to defeat a reader of
+# the claim alone, and a sentence embedding reads little else; fitting the similarity and
+# lexical curves on it would only pull them flat. The reader reads claims with evidence.
+MEASURED_ONLY = {"real:fever_symmetric"}
+MEASURED_ONLY_READER: set[str] = set()
+# The questions whose verdict is a chunk's: their curve is moved to the cut where verdicts
+# agree best with people (mean F1 over the sources), not left where log-loss is least.
+CUT_FOR_AGREEMENT = ("helps_answer", "relevant_to")
+CUTS = tuple(round(0.1 + 0.025 * i, 3) for i in range(33))
 
 
 
@@ -85,6 +85,8 @@ class Table:
     y: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     source: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     part: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    # where each row came from: (item number in the data, question id)
+    where: dict[str, list[tuple[int, str]]] = field(default_factory=lambda: defaultdict(list))
 
     def arrays(self, relation: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return (np.array(self.X[relation], dtype=float), np.array(self.y[relation]),
@@ -120,9 +122,9 @@ def signals(judge: str, data: list[Labelled]) -> Table:
     """Every labelled question's signals as the judge computes them, whole case in view."""
     table = Table()
     reads = JUDGES[judge]() if judge in JUDGES else None
-    if FIT_PART[judge] != "fit":  # nothing of the fit part is fitted on or measured
-        data = [item for item in data if item.held_out]
-    for item in data:
+    for n, item in enumerate(data):
+        if FIT_PART[judge] != "fit" and not item.held_out:
+            continue  # nothing of the fit part is fitted on or measured
         if reads is None:
             xs = {qid: (q, (lexical.signal(q)[1],)) for qid, q in item.questions.items()}
         else:
@@ -132,7 +134,27 @@ def signals(judge: str, data: list[Labelled]) -> Table:
             table.y[q.relation].append(item.labels[qid])
             table.source[q.relation].append(item.source)
             table.part[q.relation].append(part(item))
+            table.where[q.relation].append((n, qid))
     return table
+
+
+def before(root: Path, data: list[Labelled], table: Table
+           ) -> tuple[dict[str, np.ndarray], tuple[int, int, list[str]]]:
+    """An older checkout's local judge on the same rows (bench/score_labelled.py run against
+    it): p per relation, row for row with `table`, and its examples' truths met."""
+    import subprocess
+    import tempfile
+
+    wanted = sorted({n for rows in table.where.values() for n, _ in rows})
+    with tempfile.TemporaryDirectory() as tmp:
+        items, out = Path(tmp) / "items.jsonl", Path(tmp) / "out.json"
+        items.write_text("".join(json.dumps(data[n].recipe) + "\n" for n in wanted), "utf-8")
+        subprocess.run([sys.executable, str(ROOT / "bench" / "score_labelled.py"), "--root",
+                        str(root), str(items), str(out)], check=True)
+        found = json.loads(out.read_text("utf-8"))
+    p_of = dict(zip(wanted, found["p"], strict=True))
+    return ({relation: np.array([p_of[n][qid] for n, qid in rows])
+             for relation, rows in table.where.items()}, tuple(found["examples"]))
 
 
 def source_weights(source: np.ndarray) -> np.ndarray:
@@ -150,21 +172,32 @@ def source_weights(source: np.ndarray) -> np.ndarray:
 
 
 def refit(judge: str, table: Table) -> dict[str, np.ndarray]:
-    """Fresh constants per relation, from the fit parts only."""
+    """Fresh constants per relation, from the fit parts only; a chunk's curve moved to the
+    cut of best agreement (`agreement_cut`)."""
     out = {}
     for relation in table.X:
         X, y, source, parts = table.arrays(relation)
         fit_rows = (parts == FIT_PART[judge]) & ~np.isin(source, list(
             MEASURED_ONLY if judge != "local" else MEASURED_ONLY_READER))
         signs = SIGNS[judge][relation] if judge in SIGNS else (1,) * X.shape[1]
-        out[relation] = fit_signed(X[fit_rows], y[fit_rows], RIDGE[judge],
-                                   source_weights(source[fit_rows]), signs)
-        if judge in ALONE_COLS and relation == HELPS_ANSWER:  # the chunk read alone
-            cols = list(ALONE_COLS[judge])
-            out[ALONE] = fit_signed(X[fit_rows][:, cols], y[fit_rows], RIDGE[judge],
-                                    source_weights(source[fit_rows]),
-                                    tuple(signs[i] for i in cols))
+        w = fit_signed(X[fit_rows], y[fit_rows], RIDGE[judge],
+                       source_weights(source[fit_rows]), signs)
+        if judge != "lexical" and relation in CUT_FOR_AGREEMENT:
+            cut = agreement_cut(predict(w, X[fit_rows]), y[fit_rows], source[fit_rows])
+            w = w.copy()
+            w[0] -= math.log(cut / (1 - cut))
+        out[relation] = w
     return out
+
+
+def agreement_cut(p: np.ndarray, y: np.ndarray, source: np.ndarray) -> float:
+    """The cut whose verdicts agree best with the labels: the mean F1 over the sources
+    (each source one vote, so one plentiful set does not choose for the others)."""
+    def mean_f1(cut: float) -> float:
+        return float(np.mean([Verdicts.of(np.where(p[source == s] >= cut, 0.75, 0.25),
+                                          y[source == s]).f1 for s in sorted(set(source))]))
+
+    return max(CUTS, key=lambda c: (round(mean_f1(c), 6), -abs(c - 0.5)))
 
 
 def committed(judge: str, relation: str) -> Callable[[np.ndarray], np.ndarray]:
@@ -173,22 +206,24 @@ def committed(judge: str, relation: str) -> Callable[[np.ndarray], np.ndarray]:
     return lambda X: np.array([PROBABILITY[judge](relation, tuple(x)) for x in X])
 
 
-def measure(judge: str, table: Table, fresh: dict[str, np.ndarray] | None = None
-            ) -> dict[str, dict[str, tuple[Verdicts, Verdicts | None]]]:
-    """relation -> source -> (committed curves, fresh fit) verdicts on the held-out part."""
-    out: dict[str, dict[str, tuple[Verdicts, Verdicts | None]]] = {}
+def measure(judge: str, table: Table, fresh: dict[str, np.ndarray] | None = None,
+            old: dict[str, np.ndarray] | None = None
+            ) -> dict[str, dict[str, tuple[Verdicts, Verdicts | None, Verdicts | None]]]:
+    """relation -> source -> (committed curves, fresh fit, an older judge) verdicts on the
+    measured part of the held-out data."""
+    out: dict[str, dict[str, tuple[Verdicts, Verdicts | None, Verdicts | None]]] = {}
     for relation in sorted(table.X, key=RELATIONS.index):
         X, y, source, parts = table.arrays(relation)
         held = parts == "measure"
         now = committed(judge, relation)(X)
         new = predict(fresh[relation], X) if fresh else None
-        if fresh and ALONE in fresh and new is not None and relation == HELPS_ANSWER:
-            new = np.maximum(new, predict(fresh[ALONE], X[:, list(ALONE_COLS[judge])]))
+        was = old.get(relation) if old else None
         out[relation] = {}
         for s in sorted(set(source[held])):
             rows = held & (source == s)
             out[relation][s] = (Verdicts.of(now[rows], y[rows]),
-                                Verdicts.of(new[rows], y[rows]) if new is not None else None)
+                                Verdicts.of(new[rows], y[rows]) if new is not None else None,
+                                Verdicts.of(was[rows], y[rows]) if was is not None else None)
     return out
 
 
@@ -204,6 +239,14 @@ def bands(judge: str, table: Table) -> dict[str, tuple[tuple[float, float], floa
         acc, n = accuracy_in(p, y[held], band)
         out[relation] = (band, acc, n)
     return out
+
+
+def figures(v: Verdicts | None) -> str:
+    """AUC, accuracy, precision, recall, F1, in the table's columns."""
+    if v is None:
+        return ""
+    a = "  -  " if v.auc is None else f"{v.auc:.3f}"
+    return f"{a} {v.accuracy:.3f} {v.precision:.2f}  {v.recall:.2f}  {v.f1:.3f}"
 
 
 def constants(judge: str, w: np.ndarray) -> str:
@@ -230,32 +273,34 @@ def main() -> None:
                              "curves to jeval_core/calibration/agreement.json (the judge card)")
     parser.add_argument("--committed-only", action="store_true",
                         help="only the labelled data in this repository (no public sources)")
+    parser.add_argument("--data", type=Path, help="the folder of the public data files "
+                        "(default $JEVAL_DATA; bench/public_data.py names them)")
+    parser.add_argument("--before", type=Path, help="a checkout of this repository whose "
+                        "local judge is measured beside today's on the same rows")
     args = parser.parse_args()
     if args.judge == "openai":  # a server's model: measured on the same held-out rows
         from bench import calibrate_openai
 
         calibrate_openai.main(args)
         return
-    data, notes = load(public=not args.committed_only)
+    data, notes = load(public=not args.committed_only, root=args.data)
     for note in notes:
         print(f"skipped {note}")
     table = signals(args.judge, data)
     fresh = refit(args.judge, table)
-    # The local judge is shown beside the similarity judge it replaced, on the same rows.
-    before = (measure("similarity", signals("similarity", [i for i in data if i.held_out]))
-              if args.judge == "local" else {})
-    print(f"{args.judge} judge, held-out part of each source (AUC / accuracy / F1 at p >= 0.5; "
-          "'no' = accuracy of answering no to all"
-          + ("; 'before' = the similarity judge" if before else "") + ")")
-    print(f"{'relation':16} {'source':28} {'n':>5} {'pos':>5} {'no':>6}   "
-          + (f"{'before: AUC  acc    F1':22} " if before else "")
-          + f"{'now: AUC   acc    F1':22} {'refit: AUC   acc    F1':22}")
-    for relation, by_source in measure(args.judge, table, fresh).items():
-        for s, (now, new) in by_source.items():
-            old = before.get(relation, {}).get(s, (None, None))[0] if before else None
-            print(f"{relation:16} {s:28} {now.n:>5} {now.positives / now.n:>5.2f} "
-                  f"{now.always_no:>6.3f}   " + (f"{verdicts_text(old):22} " if before else "")
-                  + f"{verdicts_text(now):22} {verdicts_text(new):22}")
+    old, old_examples = (before(args.before, data, table) if args.before and args.judge == "local"
+                         else (None, None))
+    print(f"{args.judge} judge, measured part of each held-out source (AUC, accuracy, "
+          "precision, recall, F1 at p >= 0.5; 'no' = accuracy of answering no to all"
+          + (f"; 'before' = the local judge of {args.before}" if old else "") + ")")
+    print(f"{'relation':16} {'source':26} {'n':>5} {'pos':>5} {'no':>6}   "
+          + (f"{'before: AUC  acc   P     R     F1':34} " if old else "")
+          + f"{'now: AUC   acc   P     R     F1':34} {'refit: AUC  acc   P     R     F1'}")
+    for relation, by_source in measure(args.judge, table, fresh, old).items():
+        for s, (now, new, was) in by_source.items():
+            print(f"{relation:16} {s:26} {now.n:>5} {now.positives / now.n:>5.2f} "
+                  f"{now.always_no:>6.3f}   " + (f"{figures(was):34} " if old else "")
+                  + f"{figures(now):34} {figures(new)}")
     print("\nrefit constants (fit parts only):")
     for relation, w in sorted(fresh.items()):
         print(f"  {relation:16} {constants(args.judge, w)}")
@@ -268,6 +313,9 @@ def main() -> None:
                                   else judges.get(args.judge))
     print(f"\nexamples: {met} of {total} stated truths met by the {args.judge} judge"
           + (f"; missed: {'; '.join(missed)}" if missed else ""))
+    if old_examples:
+        print(f"examples before ({args.before}): {old_examples[0]} of {old_examples[1]} met"
+              + (f"; missed: {'; '.join(old_examples[2])}" if old_examples[2] else ""))
     if args.write:
         write_agreement(args.judge, table, (met, total))
         print(f"wrote {AGREEMENT.relative_to(ROOT)}")
@@ -285,7 +333,7 @@ def measured(judge: str, table: Table, examples_met: tuple[int, int]) -> dict:
         relations[relation] = {
             "sources": {s: {k: (round(v, 3) if isinstance(v, float) else v)
                             for k, v in vars(now).items()}
-                        for s, (now, _) in by_source.items()},
+                        for s, (now, _, _) in by_source.items()},
             "unsure": list(band),
             "unsure_accuracy": None if n == 0 else round(inside, 3),
             "unsure_answers": n,

@@ -56,6 +56,9 @@ class Labelled:
     questions: dict[str, Question]
     labels: dict[str, int]
     output: str = ""  # the case's answer, which the local judge reads beside the chunks
+    # How any version of the code rebuilds the questions (bench/score_labelled.py): the
+    # evaluator and the case's fields, or the hand pair itself.
+    recipe: dict | None = None
 
 
 def part(item: Labelled) -> str:
@@ -74,8 +77,15 @@ def _lines(path: Path) -> Iterator[dict]:
             yield json.loads(line)
 
 
-def _one(source: str, topic: str, held: bool, q: Question, label: int) -> Labelled:
-    return Labelled(source, topic, held, {q.id: q}, {q.id: int(label)})
+def _one(source: str, topic: str, held: bool, q: Question, label: int,
+         recipe: dict | None = None) -> Labelled:
+    return Labelled(source, topic, held, {q.id: q}, {q.id: int(label)}, recipe=recipe)
+
+
+def _case_recipe(evaluator: str, case: Case) -> dict:
+    return {"evaluator": evaluator, "case": {"input": case.input, "output": case.output,
+                                             "expected": case.expected,
+                                             "context": list(case.context)}}
 
 
 def pair_question(pair: dict) -> Question:
@@ -119,7 +129,8 @@ def adversarial() -> list[Labelled]:
 def _retrieval(source: str, topic: str, held: bool, case: Case, labels: list[int]) -> Labelled:
     qs = {q.id: q for q in chunk_relevance.questions(case)}
     return Labelled(source, topic, held, qs,
-                    {q.id: int(labels[int(q.id[2:])]) for q in qs.values()}, case.output)
+                    {q.id: int(labels[int(q.id[2:])]) for q in qs.values()}, case.output,
+                    _case_recipe("chunk_relevance", case))
 
 
 def ordinary() -> list[Labelled]:
@@ -131,7 +142,7 @@ def ordinary() -> list[Labelled]:
             topic, held = row["topic"], held_out_part(row["topic"])
             if "text" in row:  # a sentence labelled toxic or not
                 q = Question("q", "", TOXIC, Operand("output[0]", (row["text"],)))
-                out.append(_one("ordinary", topic, held, q, row["label"]))
+                out.append(_one("ordinary", topic, held, q, row["label"], {"toxic": row["text"]}))
                 continue
             # Half the retrievals are judged with their expected answer, half without.
             with_expected = held_out_part(topic + "/expected", 5)
@@ -143,45 +154,53 @@ def ordinary() -> list[Labelled]:
             if len(said) == len(row["output_labels"]):
                 out.append(Labelled("ordinary", topic, held, said, {
                     q.id: int(row["output_labels"][int(q.id[2:])] == "supported")
-                    for q in said.values()}))
+                    for q in said.values()}, recipe=_case_recipe("faithfulness", case)))
             against = {q.id: q for q in hallucination.questions(case)}
             out.append(Labelled("ordinary", topic, held, against, {
                 q.id: int(int(q.id[2:]) in row.get("contradicted_by", []))
-                for q in against.values()}))
+                for q in against.values()}, recipe=_case_recipe("hallucination", case)))
             expected = Case(input=row["input"], expected=row["expected"],
                             context=tuple(row["context"]))
             attributed = {q.id: q for q in contextual_recall.questions(expected)}
             out.append(Labelled("ordinary", topic, held, attributed, dict.fromkeys(
-                attributed, int(any(row["context_labels"])))))
+                attributed, int(any(row["context_labels"]))),
+                recipe=_case_recipe("contextual_recall", expected)))
     return out
 
 
-def real() -> tuple[list[Labelled], list[str]]:
-    """Human-labelled public data from installed packages, and a note per source skipped."""
-    try:
-        from bench import realdata
-    except ImportError as err:
-        return [], [f"bench/realdata.py: {err}"]
+def real(root: Path | None = None, limit: int = REAL_LIMIT
+         ) -> tuple[list[Labelled], list[str]]:
+    """Human-labelled public data (bench/public_data.py) from the data folder, and a note per
+    source skipped. Per source, `limit` rows of held-out topics and as many of fitted ones
+    (only the similarity and lexical judges' curves are fitted there)."""
+    from bench import public_data
+
     out: list[Labelled] = []
     notes: list[str] = []
-    for name, meta in realdata.SOURCES.items():
+    try:
+        root = public_data.data_dir(root)
+    except public_data.MissingData as err:
+        return [], [f"every public source: {err}"]
+    for name, meta in public_data.SOURCES.items():
         source = f"real:{name}"
         try:
-            if meta["kind"] == "retrieval":
-                for row in realdata.retrieval_cases(name, REAL_LIMIT):
-                    case = Case(input=row["input"], context=tuple(row["context"]))
-                    out.append(_retrieval(source, row["topic"], held_out_part(row["topic"]),
-                                          case, row["labels"]))
-            elif meta["kind"] == "claims":
-                for row in realdata.claims(name, REAL_LIMIT):
-                    out += _claim(source, row)
-            elif meta["kind"] == "toxicity":
-                for row in realdata.toxic_sentences(name, REAL_LIMIT):
-                    q = Question("q", "", TOXIC, Operand("output[0]", (row["text"],)))
-                    topic = row.get("topic", row["text"][:40])
-                    out.append(_one(source, topic, held_out_part(topic), q, row["label"]))
-        except Exception as err:  # a missing package is a note, not the end of the bench
+            rows = (public_data.every(name, root) if meta["kind"] != "toxicity" else
+                    public_data.toxic_sentences(name, 10**9, root))
+        except public_data.MissingData as err:
             notes.append(f"{source}: {err}")
+            continue
+        for held in (True, False):
+            for row in public_data.take_by_topic(
+                    [r for r in rows if held_out_part(r["topic"]) is held], limit):
+                if meta["kind"] == "retrieval":
+                    case = Case(input=row["input"], context=tuple(row["context"]))
+                    out.append(_retrieval(source, row["topic"], held, case, row["labels"]))
+                elif meta["kind"] == "claims":
+                    out += _claim(source, row)
+                else:
+                    q = Question("q", "", TOXIC, Operand("output[0]", (row["text"],)))
+                    out.append(_one(source, row["topic"], held, q, row["label"],
+                                    {"toxic": row["text"]}))
     return out, notes
 
 
@@ -192,14 +211,17 @@ def _claim(source: str, row: dict) -> list[Labelled]:
     support = {q.id: q for q in faithfulness.questions(case)}
     contra = {q.id: q for q in hallucination.questions(case)}
     return [Labelled(source, row["topic"], held, support,
-                     dict.fromkeys(support, int(row["label"] == "entailed"))),
+                     dict.fromkeys(support, int(row["label"] == "entailed")),
+                     recipe=_case_recipe("faithfulness", case)),
             Labelled(source, row["topic"], held, contra,
-                     dict.fromkeys(contra, int(row["label"] == "refuted")))]
+                     dict.fromkeys(contra, int(row["label"] == "refuted")),
+                     recipe=_case_recipe("hallucination", case))]
 
 
-def load(public: bool = True) -> tuple[list[Labelled], list[str]]:
-    """Every labelled source; `public` False leaves out the data read from packages."""
-    found, notes = real() if public else ([], [])
+def load(public: bool = True, root: Path | None = None) -> tuple[list[Labelled], list[str]]:
+    """Every labelled source; `public` False leaves out the public data files (`root`: their
+    folder, else $JEVAL_DATA)."""
+    found, notes = real(root) if public else ([], [])
     return adversarial() + ordinary() + found, notes
 
 

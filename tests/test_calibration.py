@@ -160,31 +160,31 @@ def test_the_local_judges_curves_are_fitted_where_its_reader_never_trained_or_is
 
 
 def test_on_ordinary_retrievals_chunk_verdicts_beat_calling_everything_noise(measured):
-    verdicts, _ = measured["helps_answer"]["ordinary"]
+    verdicts, *_ = measured["helps_answer"]["ordinary"]
     assert verdicts.accuracy > verdicts.always_no + 0.05
     assert verdicts.f1 >= 0.65 and verdicts.auc >= 0.85
 
 
 def test_on_hard_pairs_chunk_verdicts_beat_calling_everything_noise(measured):
-    verdicts, _ = measured["helps_answer"]["adversarial"]
+    verdicts, *_ = measured["helps_answer"]["adversarial"]
     assert verdicts.accuracy > verdicts.always_no + 0.1 and verdicts.auc >= 0.72
 
 
 def test_faithfulness_ranks_supported_sentences_of_ordinary_answers_first(measured):
-    verdicts, _ = measured["supported_by"]["ordinary"]
+    verdicts, *_ = measured["supported_by"]["ordinary"]
     assert verdicts.auc >= 0.75 and verdicts.accuracy > verdicts.always_no
 
 
 def test_the_reader_finds_the_chunks_an_ordinary_answer_contradicts(measured):
     """Reading the answer and the chunk together: the similarity judge ranked these at AUC
     0.79 with F1 0.27; measured 0.95 and 0.63 with the reader."""
-    verdicts, _ = measured["contradicts"]["ordinary"]
+    verdicts, *_ = measured["contradicts"]["ordinary"]
     assert verdicts.auc >= 0.9 and verdicts.accuracy >= verdicts.always_no
     assert verdicts.f1 >= 0.5
 
 
 def test_ordinary_sentences_are_rarely_called_toxic(measured):
-    verdicts, _ = measured["toxic"]["ordinary"]
+    verdicts, *_ = measured["toxic"]["ordinary"]
     assert verdicts.accuracy >= verdicts.always_no and verdicts.auc >= 0.8
 
 

@@ -1,0 +1,71 @@
+"""The reader's recipe can be run again: the public data files give the same training pairs
+every time, and never a pair of a held-out topic.
+
+These read the public data folder named by $JEVAL_DATA (`bench/public_data.py` lists what
+it holds and where each file comes from); without it they are skipped, and CI sets it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bench import public_data, reader_data
+from jeval_core.calibration.fitting import held_out_part
+
+pytestmark = pytest.mark.skipif(not os.environ.get(public_data.ENV),
+                                reason=f"set {public_data.ENV} to the public data folder")
+
+
+@pytest.fixture(scope="module")
+def root() -> Path:
+    return public_data.data_dir()
+
+
+@pytest.fixture(scope="module")
+def training(root):
+    return reader_data.pairs(root, seed=7)
+
+
+def test_the_same_folder_and_seed_give_the_same_pairs_in_the_same_order(root, training):
+    assert reader_data.pairs(root, seed=7) == training
+    assert len(training) > 40_000
+
+
+def test_no_pair_comes_from_a_held_out_question_or_paragraph(root, training):
+    held = set()
+    for name in ("squad", "squadshifts_wiki", "hotpotqa"):
+        held |= {c["input"] for c in public_data.every(name, root) if held_out_part(c["topic"])}
+    fitted = set()
+    for name in ("squad", "squadshifts_wiki", "hotpotqa"):
+        fitted |= {c["input"] for c in public_data.every(name, root)
+                   if not held_out_part(c["topic"])}
+    asked = {p.first.removeprefix("question: ") for p in training if p.task == "relevance"}
+    # a question asked word for word of a fitted topic too may be trained on; no other
+    assert not (asked & held) - fitted
+
+
+def test_no_claim_is_read_against_held_out_evidence(root, training):
+    held = {r["evidence"] for name in ("snli", "fever_symmetric", "begin", "faithdial")
+            for r in public_data.every(name, root) if held_out_part(r["topic"])}
+    fitted = {r["evidence"] for name in ("snli", "fever_symmetric", "begin", "faithdial")
+              for r in public_data.every(name, root) if not held_out_part(r["topic"])}
+    read = {p.second for p in training if p.task == "nli"}
+    assert not (read & held) - fitted
+
+
+def test_unanswerable_questions_are_on_topic_negatives(training):
+    negatives = [p for p in training if p.source == "squad:unanswerable"]
+    assert len(negatives) > 1000 and not any(p.label for p in negatives)
+
+
+def test_both_hops_of_a_multi_hop_question_are_relevant(root):
+    row = next(r for r in public_data.every("hotpotqa", root))
+    assert sum(row["labels"]) == 2 and len(row["labels"]) >= 8
+
+
+def test_a_missing_folder_is_one_clear_line(tmp_path):
+    with pytest.raises(public_data.MissingData, match="squad_v1.1_dev"):
+        public_data.every("squad", tmp_path)
