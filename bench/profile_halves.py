@@ -1,7 +1,7 @@
 """What a person's labels are worth: fit a profile on half of a labelled set, measure the other.
 
-    python bench/profile_halves.py                     # the helpdesk sample + public sets
-    python bench/profile_halves.py --sources squad_dev coqa
+    python bench/profile_halves.py --data DIR          # the helpdesk sample + public sets
+    python bench/profile_halves.py --data DIR --sources squad hotpotqa
 
 For each labelled set, its cases are split in two halves by case (alternating, in a fixed
 order); `jeval calibrate`'s fit (`profile.fit`, cross-validated within its half) runs on one
@@ -52,13 +52,14 @@ def line(name: str, p: np.ndarray, y: np.ndarray) -> str:
             f"accuracy {v.accuracy:.3f}  (always noise {v.always_no:.3f})")
 
 
-def labelled_sets(sources: list[str]) -> dict[str, list[profile.LabelledChunks]]:
+def labelled_sets(sources: list[str], data: Path | None = None
+                  ) -> dict[str, list[profile.LabelledChunks]]:
     out = {"helpdesk": profile.labelled(datasets.load(HELPDESK).rows)}
     if sources:
-        from bench import realdata
+        from bench import public_data
 
         for name in sources:
-            rows = [r for r in realdata.retrieval_cases(name, 2000)
+            rows = [r for r in public_data.retrieval_cases(name, 2000, data)
                     if held_out_part(r["topic"])]
             out[name] = [profile.LabelledChunks(Case(input=r["input"], context=tuple(
                 r["context"])), tuple(bool(v) for v in r["labels"])) for r in rows]
@@ -68,10 +69,12 @@ def labelled_sets(sources: list[str]) -> dict[str, list[profile.LabelledChunks]]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sources", nargs="*",
-                        default=["squad_dev", "squadshifts_wiki_paragraphs", "coqa"])
+                        default=["squad", "squad_paragraphs", "hotpotqa"])
+    parser.add_argument("--data", type=Path, help="the public data folder (default "
+                        "$JEVAL_DATA; bench/public_data.py)")
     args = parser.parse_args()
     judge = LocalJudge()
-    for name, cases in labelled_sets(args.sources).items():
+    for name, cases in labelled_sets(args.sources, args.data).items():
         fit_half, other = cases[0::2], cases[1::2]
         fitted = profile.fit(fit_half, name, "-", name, judge=judge)
         labels = sum(sum(v is not None for v in c.labels) for c in fit_half)

@@ -1,7 +1,7 @@
 """How often the "why" words point at the answer: measured on sentences crowds marked.
 
-    python bench/why_words.py                        # SQuAD dev + the four SQuADShifts sets
-    python bench/why_words.py --sources squad_dev --limit 200
+    python bench/why_words.py --data DIR             # SQuAD dev and SQuADShifts wiki
+    python bench/why_words.py --data DIR --sources squad --limit 200
 
 A chunk's "why" words are the few words of the chunk that the offline judges highlight
 beside its p (token vectors matched against the question). On held-out SQuAD-style cases a
@@ -9,7 +9,7 @@ relevant sentence holds a crowd-marked answer span, so a highlight helps a reade
 lands on that span. Per set, over the relevant sentences the local judge calls relevant:
 the share whose highlights touch the answer span, next to the share an equal number of the
 sentence's content words drawn at random touch (the baseline), and the words per chunk.
-Read from `bigbench==1.0.0` (pip install --no-deps); held-out topics only.
+Read from the public data files (bench/public_data.py); held-out topics only.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import realdata  # noqa: E402
+from bench import public_data  # noqa: E402
 from jeval_core.calibration.fitting import held_out_part  # noqa: E402
 from jeval_core.case import Case  # noqa: E402
 from jeval_core.evaluators import chunk_relevance  # noqa: E402
@@ -32,8 +32,7 @@ from jeval_core.judges.lexical import stopwords  # noqa: E402
 from jeval_core.judges.local import LocalJudge  # noqa: E402
 from jeval_core.request import pack  # noqa: E402
 
-SOURCES = ("squad_dev", "squadshifts_wiki", "squadshifts_nyt", "squadshifts_reddit",
-           "squadshifts_amazon")
+SOURCES = ("squad", "squadshifts_wiki")
 WORD = re.compile(r"\w+")
 
 
@@ -50,12 +49,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sources", nargs="*", default=list(SOURCES))
     parser.add_argument("--limit", type=int, default=400, help="cases read per set")
+    parser.add_argument("--data", type=Path, help="the public data folder (default "
+                        "$JEVAL_DATA; bench/public_data.py)")
     args = parser.parse_args()
     judge, rng, stop = LocalJudge(), random.Random(20261203), stopwords()
     print(f"{'set':20} {'called relevant':>16} {'why on answer':>14} {'random words':>13} "
           f"{'words/chunk':>12}")
     for name in args.sources:
-        rows = [r for r in realdata.retrieval_cases(name, args.limit * 4)
+        rows = [r for r in public_data.retrieval_cases(name, args.limit * 4, args.data)
                 if held_out_part(r["topic"]) and r.get("answers")][:args.limit]
         called = hit = lucky = words = 0
         for r in rows:
