@@ -73,6 +73,7 @@ MEASURED_ONLY_READER: set[str] = set()
 # agree best with people (mean F1 over the sources), not left where log-loss is least.
 CUT_FOR_AGREEMENT = ("helps_answer", "relevant_to")
 CUTS = tuple(round(0.1 + 0.025 * i, 3) for i in range(33))
+BEFORE_CACHE = ROOT / "bench" / ".before"  # an older checkout's answers (git-ignored)
 
 
 
@@ -138,23 +139,39 @@ def signals(judge: str, data: list[Labelled]) -> Table:
     return table
 
 
-def before(root: Path, data: list[Labelled], table: Table
-           ) -> tuple[dict[str, np.ndarray], tuple[int, int, list[str]]]:
-    """An older checkout's local judge on the same rows (bench/score_labelled.py run against
-    it): p per relation, row for row with `table`, and its examples' truths met."""
+def before(root: Path, data: list[Labelled]
+           ) -> tuple[dict[int, dict[str, float]], tuple[int, int, list[str]]]:
+    """An older checkout's local judge on the held-out items (bench/score_labelled.py run
+    against it): p per item number and question id, and its examples' truths met."""
+    import hashlib
     import subprocess
     import tempfile
 
-    wanted = sorted({n for rows in table.where.values() for n, _ in rows})
-    with tempfile.TemporaryDirectory() as tmp:
-        items, out = Path(tmp) / "items.jsonl", Path(tmp) / "out.json"
-        items.write_text("".join(json.dumps(data[n].recipe) + "\n" for n in wanted), "utf-8")
-        subprocess.run([sys.executable, str(ROOT / "bench" / "score_labelled.py"), "--root",
-                        str(root), str(items), str(out)], check=True)
-        found = json.loads(out.read_text("utf-8"))
-    p_of = dict(zip(wanted, found["p"], strict=True))
-    return ({relation: np.array([p_of[n][qid] for n, qid in rows])
-             for relation, rows in table.where.items()}, tuple(found["examples"]))
+    wanted = [n for n, item in enumerate(data) if item.held_out]
+    items = "".join(json.dumps(data[n].recipe) + "\n" for n in wanted)
+    revision = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], text=True,
+                              capture_output=True).stdout.strip()
+    cached = BEFORE_CACHE / (hashlib.sha256((revision + items).encode()).hexdigest()[:24]
+                             + ".json")
+    if revision and cached.is_file():  # the same checkout on the same rows: read once
+        found = json.loads(cached.read_text("utf-8"))
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            path, out = Path(tmp) / "items.jsonl", Path(tmp) / "out.json"
+            path.write_text(items, "utf-8")
+            subprocess.run([sys.executable, str(ROOT / "bench" / "score_labelled.py"),
+                            "--root", str(root), str(path), str(out)], check=True)
+            found = json.loads(out.read_text("utf-8"))
+        if revision:
+            BEFORE_CACHE.mkdir(parents=True, exist_ok=True)
+            cached.write_text(json.dumps(found), "utf-8")
+    return dict(zip(wanted, found["p"], strict=True)), tuple(found["examples"])
+
+
+def rows_of(table: Table, p_of: dict[int, dict[str, float]]) -> dict[str, np.ndarray]:
+    """p per relation, row for row with `table`, from p per item and question id."""
+    return {relation: np.array([p_of[n][qid] for n, qid in rows])
+            for relation, rows in table.where.items()}
 
 
 def source_weights(source: np.ndarray) -> np.ndarray:
@@ -286,10 +303,11 @@ def main() -> None:
     data, notes = load(public=not args.committed_only, root=args.data)
     for note in notes:
         print(f"skipped {note}")
+    old_p, old_examples = (before(args.before, data) if args.before and args.judge == "local"
+                           else (None, None))
     table = signals(args.judge, data)
     fresh = refit(args.judge, table)
-    old, old_examples = (before(args.before, data, table) if args.before and args.judge == "local"
-                         else (None, None))
+    old = rows_of(table, old_p) if old_p is not None else None
     print(f"{args.judge} judge, measured part of each held-out source (AUC, accuracy, "
           "precision, recall, F1 at p >= 0.5; 'no' = accuracy of answering no to all"
           + (f"; 'before' = the local judge of {args.before}" if old else "") + ")")

@@ -67,6 +67,13 @@ def ndcg_at_k(relevant: Sequence[bool], k: int) -> float | None:
     return dcg / ideal
 
 
+def standing(p: Sequence[float]) -> list[int]:
+    """Each item's place when the items are ordered by p, highest first (1 = the best; tied
+    items share the better place). The relative reading of a retrieval ("best of 6"), kept
+    apart from p: a chunk's p is its own, its standing depends on the chunks beside it."""
+    return [1 + sum(1 for other in p if other > mine) for mine in p]
+
+
 def mean(values: Iterable[float | None]) -> float | None:
     """The mean of the defined values; None when none is."""
     kept = [v for v in values if v is not None]

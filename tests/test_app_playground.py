@@ -581,9 +581,18 @@ def test_questions_are_a_table_with_the_verbatim_block_one_click_away():
     frames = [d.value for d in at.dataframe if "question" in d.value.columns]
     assert frames
     questions = frames[0]
-    assert list(questions.columns) == ["id", "p", "verdict", "refers to", "question", "evaluator"]
+    assert list(questions.columns) == ["id", "p", "verdict", "standing", "refers to", "question",
+                                       "evaluator"]
     assert list(questions["id"]) == ["cr0", "cr1", "cr2", "cr3"]
     assert questions["refers to"][0].startswith("context[0]: Price: $42")
+
+
+def test_a_chunks_standing_among_the_others_is_its_own_column_beside_its_own_p():
+    at = app()
+    questions = next(d.value for d in at.dataframe if "standing" in d.value.columns)
+    chunks = questions[questions["evaluator"] == "chunk_relevance"]
+    best = chunks["p"].idxmax()
+    assert chunks["standing"][best] == f"1 of {len(chunks)}"
     assert sent_questions(at) == SEED_QUESTIONS
 
 

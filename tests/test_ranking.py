@@ -68,3 +68,8 @@ def test_a_run_summary_carries_every_ranking_metric_and_reads_it_back():
                                                         for r in labelled))
     again = Summary.from_dict(summary.to_dict())
     assert again.ranking == summary.ranking
+
+
+def test_standing_orders_by_p_highest_first_and_ties_share_the_better_place():
+    assert ranking.standing([0.2, 0.9, 0.5, 0.9]) == [4, 1, 3, 1]
+    assert ranking.standing([]) == []

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pyarrow as pa
 import streamlit as st
 
-from jeval_core import Report, export, judges
+from jeval_core import Report, export, judges, ranking
 from jeval_core.address import Address
 from jeval_core.evaluators import Evaluator
 from jeval_core.judges.card import card as measured_card
@@ -244,13 +244,16 @@ def _question_rows(report: Report) -> list[tuple[dict, Address]]:
     for name, result in report.results.items():
         if result.skipped:
             continue
-        for row in report.rows(name):
+        rows = report.rows(name)
+        places = ranking.standing([row.p for row in rows])
+        for row, place in zip(rows, places, strict=True):
             wid = wire_ids.get(row.id, row.id)
             if wid in seen:
                 continue
             seen.add(wid)
             text = one_line_short(row.text, 80)
             out.append(({"id": wid, "p": row.p, "verdict": row.verdict,
+                         "standing": f"{place} of {len(rows)}",
                          "refers to": f"{row.judged}: {text}" if text else row.judged,
                          "question": row.question, "evaluator": name}, row.address))
     return out
@@ -277,6 +280,9 @@ def questions_table(report: Report, focus: int | None = None) -> None:
             column_config={"id": st.column_config.TextColumn("id", width="small"),
                            "p": st.column_config.NumberColumn("p(yes)", format="%.2f",
                                                               width="small"),
+                           "standing": st.column_config.TextColumn(
+                               "standing", width="small", help="where p stands among the "
+                               "evaluator's items (1 = highest); p itself is each item's own"),
                            # what was judged is read first; the question's template
                            # repeats, and the verbatim block below has it whole
                            "question": st.column_config.TextColumn("question", width="medium"),
