@@ -118,7 +118,7 @@ def adversarial() -> list[Labelled]:
                 retrievals[(pair["topic"], pair["against"])].append(pair)
             else:
                 out.append(_one("adversarial", pair["topic"], pair["topic"] in held,
-                                pair_question(pair), pair["label"]))
+                                pair_question(pair), pair["label"], {"pair": pair}))
     for (topic, question), chunks in retrievals.items():
         case = Case(input=question, context=tuple(p["subject"] for p in chunks))
         out.append(_retrieval("adversarial", topic, topic in held, case,

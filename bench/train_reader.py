@@ -112,9 +112,10 @@ def loss_of(logits: torch.Tensor, batch: list[Pair]) -> torch.Tensor:
 
 
 def train(rows: list[Pair], steps: int, batch: int, lr: float, save_every: int = 200,
-          checkpoint: Path | None = None) -> Reader:
+          checkpoint: Path | None = None, stop_at: int | None = None) -> Reader:
     """Fine-tune from the base weights; every `save_every` steps the model, the optimizer,
-    the schedule and the step are saved, and a checkpoint of the same plan is resumed."""
+    the schedule and the step are saved, and a checkpoint of the same plan is resumed.
+    `stop_at` ends the run at that step of the plan (its schedule unchanged)."""
     torch.manual_seed(SEED)
     rng = random.Random(SEED)
     model = Reader(base_dir())
@@ -145,7 +146,8 @@ def train(rows: list[Pair], steps: int, batch: int, lr: float, save_every: int =
         else:
             print(f"{checkpoint} is of another plan: starting afresh", flush=True)
     started, seen, running = time.time(), 0, 0.0
-    for step, b in enumerate(plan[:steps], 1):
+    last = min(steps, stop_at or steps)
+    for step, b in enumerate(plan[:last], 1):
         if step <= done:
             continue
         ids, mask, types = tensors(b)
@@ -163,7 +165,7 @@ def train(rows: list[Pair], steps: int, batch: int, lr: float, save_every: int =
             left = (steps - step) * batch / rate
             print(f"step {step}/{steps}  loss {running:.3f}  {rate:.1f} pairs/s  "
                   f"{left / 60:.1f} min left", flush=True)
-        if checkpoint and (step % save_every == 0 or step == steps):
+        if checkpoint and (step % save_every == 0 or step == last):
             checkpoint.parent.mkdir(parents=True, exist_ok=True)
             torch.save({"plan": fingerprint, "step": step, "model": model.state_dict(),
                         "opt": opt.state_dict(), "sched": sched.state_dict(),
@@ -253,6 +255,8 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lr", type=float, default=6e-5)
     parser.add_argument("--save-every", type=int, default=100)
+    parser.add_argument("--stop-at", type=int, help="end at this step of the --steps plan "
+                        "(the learning-rate schedule stays the plan's)")
     parser.add_argument("--out", type=Path, default=reader.MODEL_FILE)
     parser.add_argument("--evaluate-only", action="store_true")
     args = parser.parse_args()
@@ -266,7 +270,9 @@ def main() -> None:
         print(f"{len(rows)} training pairs; {args.steps} steps of {args.batch} "
               f"({args.steps * args.batch / len(rows):.2f} epochs)", flush=True)
         model = train(rows, args.steps, args.batch, args.lr, args.save_every,
-                      WORK / "checkpoint.pt")
+                      WORK / "checkpoint.pt", args.stop_at)
+        if args.stop_at and args.stop_at < args.steps:
+            print(f"stopped at step {args.stop_at} of the {args.steps}-step plan", flush=True)
         WORK.mkdir(parents=True, exist_ok=True)
         torch.save(model.state_dict(), WORK / "reader.pt")
         export(model, WORK / "reader-fp32.onnx", args.out)
