@@ -66,8 +66,8 @@ def whole_commands() -> None:
         ms = []
         for _ in range(5):
             started = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "jeval_core.cli", "score", seed, "--format",
-                            "json", "--judge", judge], check=True, capture_output=True)
+            subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", "score", seed,
+                            "--format", "json", "--judge", judge], check=True, capture_output=True)
             ms.append((time.perf_counter() - started) * 1000)
         print(f"{'cli':8} {'jeval score seed --judge ' + judge:36} {stats(ms)}")
 

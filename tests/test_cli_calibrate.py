@@ -16,9 +16,9 @@ CASE = str(EXAMPLES / "clean_retrieval.json")
 
 
 def jeval(*args):
-    return subprocess.run([sys.executable, "-m", "jeval_core.cli", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=300, env=dict(os.environ),
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          env=dict(os.environ), stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture

@@ -28,9 +28,9 @@ def jeval(*args, db=None, env=None):
              if k not in ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "OPENROUTER_API_KEY")}
     if db is not None:
         clean["JEVAL_DB"] = f"sqlite:///{db}"
-    return subprocess.run([sys.executable, "-m", "jeval_core.cli", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=300, env={**clean, **(env or {})},
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          env={**clean, **(env or {})}, stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture(scope="module")

@@ -422,7 +422,7 @@ SMALL_DISK_CLI = (
     "    event.listen(engine, 'connect', lambda c, _: c.execute('PRAGMA max_page_count = 60'))\n"
     "    return engine\n"
     "store._sqlite_engine = small\n"
-    "from jeval_core.cli import main\n"
+    "from jeval_core.commands.cli import main\n"
     "sys.argv[0] = 'jeval'\n"
     "raise SystemExit(main())\n"
 )

@@ -25,8 +25,8 @@ FIRST_ROW = json.loads(SAMPLE.read_text().splitlines()[0])
 
 def jeval(*args: str, db: Path, **kwargs) -> subprocess.CompletedProcess:
     env = {**os.environ, "JEVAL_DB": f"sqlite:///{db}", "TYPESAFE_API_KEY": ""}
-    return subprocess.run([sys.executable, "-m", "jeval_core.cli", *args], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=120,
+    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args], env=env,
+                          cwd=ROOT, capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL, **kwargs)
 
 

@@ -34,7 +34,7 @@ def jeval(*args: str, db: Path | str, env: dict[str, str] | None = None,
           **kwargs) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
     url = db if isinstance(db, str) else f"sqlite:///{db}"
-    return subprocess.run([sys.executable, "-m", "jeval_core.cli", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args], cwd=ROOT,
                           env={**clean, "JEVAL_DB": url, **(env or {})}, capture_output=True,
                           text=True, timeout=300, stdin=subprocess.DEVNULL, **kwargs)
 
@@ -252,7 +252,7 @@ def test_the_cli_says_store_outages_in_one_line_with_the_resume_command(
     data = big_dataset(tmp_path)
     clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jeval_core.cli", "run", str(data), "--judge", "lexical",
+        [sys.executable, "-m", "jeval_core.commands.cli", "run", str(data), "--judge", "lexical",
          "--concurrency", "1"], cwd=ROOT, env={**clean, "JEVAL_DB": url,
                                               "JEVAL_DB_TIMEOUT": "2"},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -277,7 +277,7 @@ def test_ctrl_c_prints_one_line_with_what_was_kept_and_the_resume_command(tmp_pa
     data = big_dataset(tmp_path)
     clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jeval_core.cli", "run", str(data), "--judge", "lexical",
+        [sys.executable, "-m", "jeval_core.commands.cli", "run", str(data), "--judge", "lexical",
          "--concurrency", "1"], cwd=ROOT, env={**clean, "JEVAL_DB": f"sqlite:///{db}"},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -353,7 +353,7 @@ def test_an_openai_resume_asked_another_way_is_refused_naming_the_runs_setting(
 
 
 def test_the_summary_after_a_resume_reads_the_labels_a_person_gave_in_the_store(tmp_path):
-    from jeval_core.cli_run import render_agreement
+    from jeval_core.commands.cli_run import render_agreement
     from jeval_core.labels import Labels
 
     db = tmp_path / "runs.db"

@@ -119,7 +119,7 @@ def test_each_row_runs_its_own_evaluators_unless_the_run_names_some(store, tmp_p
 
 def jeval(*args: str, db: Path, **kwargs) -> subprocess.CompletedProcess:
     env = {**os.environ, "JEVAL_DB": f"sqlite:///{db}", "TYPESAFE_API_KEY": ""}
-    return subprocess.run([sys.executable, "-m", "jeval_core.cli", *args], env=env,
+    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args], env=env,
                           capture_output=True, text=True, timeout=300, cwd=ROOT, **kwargs)
 
 
@@ -175,7 +175,7 @@ def test_jeval_run_without_a_key_says_which_cases_to_resume(tmp_path):
 def test_a_killed_jeval_run_loses_no_finished_case(tmp_path):
     db = tmp_path / "runs.db"
     env = {**os.environ, "JEVAL_DB": f"sqlite:///{db}"}
-    proc = subprocess.Popen([sys.executable, "-m", "jeval_core.cli", "run", str(SAMPLE),
+    proc = subprocess.Popen([sys.executable, "-m", "jeval_core.commands.cli", "run", str(SAMPLE),
                              "--concurrency", "1"], env=env, cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -351,7 +351,7 @@ def test_jeval_db_may_be_a_plain_file_path(monkeypatch: pytest.MonkeyPatch,
 
 def test_an_uncreatable_data_folder_is_bad_configuration_not_a_bug() -> None:
     env = {k: v for k, v in __import__("os").environ.items() if k != "JEVAL_DB"}
-    done = subprocess.run([sys.executable, "-m", "jeval_core.cli", "runs"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", "runs"], cwd=ROOT,
                           env={**env, "XDG_DATA_HOME": "/etc/passwd"}, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 2, done.stderr
@@ -366,8 +366,8 @@ def test_a_store_server_that_never_answers_is_one_line_and_exit_3() -> None:
     try:
         started = time.monotonic()
         done = subprocess.run(
-            [sys.executable, "-m", "jeval_core.cli", "runs"], cwd=ROOT, capture_output=True,
-            text=True, timeout=120,
+            [sys.executable, "-m", "jeval_core.commands.cli", "runs"], cwd=ROOT,
+            capture_output=True, text=True, timeout=120,
             env={**__import__("os").environ, "JEVAL_DB_TIMEOUT": "2",
                  "JEVAL_DB": f"postgresql+psycopg://jeval:hunter2secret@127.0.0.1:{silent.port}/x"})
         took = time.monotonic() - started
