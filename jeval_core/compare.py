@@ -28,8 +28,8 @@ from .evaluators import Evaluator
 from .judges.base import Judge
 from .ranking import RankPrecision, orders_of_rows, precision_by_rank
 from .results import Result, is_yes
-from .runs import Progress, StoredOutcome, open_run, run_dataset
-from .store import Store
+from .runs.run import Progress, StoredOutcome, open_run, run_dataset
+from .runs.store import Store
 
 DISAGREEMENTS = 20  # questions kept per pair of judges, largest gap in p first
 

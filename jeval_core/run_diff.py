@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import verdicts
-from .records import CaseRow
 from .results import Result
+from .runs.records import CaseRow
 
 
 @dataclass(frozen=True)

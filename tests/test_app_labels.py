@@ -117,7 +117,7 @@ def test_labels_are_written_as_a_case_file_reads_them():
 def test_a_stored_profile_is_picked_in_the_sidebar_and_the_results_say_so(tmp_path):
     from jeval_core import datasets
     from jeval_core.calibration import profile
-    from jeval_core.store import open_store
+    from jeval_core.runs.store import open_store
 
     data = datasets.load(ROOT / "assets" / "datasets"
                          / "labelled_helpdesk.jsonl")

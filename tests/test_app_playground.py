@@ -637,7 +637,7 @@ def test_the_scored_case_exports_as_json_and_formula_safe_csv():
 
 
 def test_a_scored_case_is_kept_as_a_run_of_one_case():
-    from jeval_core.store import open_store
+    from jeval_core.runs.store import open_store
 
     at = app()
     at.button(key="keep_run").click().run()

@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import EXAMPLES, ROOT
 
-from jeval_core.store import open_store
+from jeval_core.runs.store import open_store
 
 LABELLED = str(ROOT / "assets" / "datasets" / "labelled_helpdesk.jsonl")
 CASE = str(EXAMPLES / "clean_retrieval.json")

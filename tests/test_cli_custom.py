@@ -11,9 +11,10 @@ import pytest
 from conftest import ROOT, load_file
 from jev_servers import MockProcess
 
-from jeval_core import datasets, evaluator_files, judges, runs, score
+from jeval_core import datasets, evaluator_files, judges, score
 from jeval_core.errors import JevalError
-from jeval_core.store import open_store
+from jeval_core.runs import run as runs
+from jeval_core.runs.store import open_store
 
 EVALUATORS = ROOT / "assets" / "evaluators"
 LIMIT = str(EVALUATORS / "states_a_limit.toml")

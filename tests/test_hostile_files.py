@@ -198,7 +198,7 @@ def test_a_bad_profile_is_refused_when_read_back(name):
 
 def stored_body(name: str, body: str) -> None:
     """A profile row as an older jeval (or a hand edit) left it in the run store."""
-    from jeval_core.store import open_store, profiles_t
+    from jeval_core.runs.store import open_store, profiles_t
 
     with open_store() as store:
         store._transact(lambda conn: conn.execute(profiles_t.insert().values(
@@ -257,8 +257,9 @@ def test_a_custom_evaluators_words_print_inert_in_the_text_table(tmp_path):
 def two_runs_one_damaged() -> str:
     """Two lexical runs of the sample; the first one's definitions cell corrupted (a hand
     edit, a disk fault). The damaged run's id."""
-    from jeval_core import datasets, runs
-    from jeval_core.store import open_store, runs_t
+    from jeval_core import datasets
+    from jeval_core.runs import run as runs
+    from jeval_core.runs.store import open_store, runs_t
 
     sample = datasets.load(SAMPLE)
     with open_store() as store:
@@ -334,8 +335,8 @@ def test_a_resume_keeps_the_labels_given_in_the_store_over_the_dataset_files():
 
     from jeval_core import datasets
     from jeval_core.labels import Labels
-    from jeval_core.runs import run_dataset
-    from jeval_core.store import open_store
+    from jeval_core.runs.run import run_dataset
+    from jeval_core.runs.store import open_store
 
     sample = datasets.load(SAMPLE)
     chunks = len(sample.rows[0].case.context)
@@ -415,7 +416,7 @@ def test_duplicated_cases_do_not_leak_into_the_held_out_folds():
 SMALL_DISK_CLI = (
     "import sys\n"
     "from sqlalchemy import event\n"
-    "from jeval_core import store\n"
+    "from jeval_core.runs import store\n"
     "made = store._sqlite_engine\n"
     "def small(url):\n"
     "    engine = made(url)\n"

@@ -16,8 +16,8 @@ import pytest
 from conftest import ROOT
 
 from jeval_core import datasets, export, judges
-from jeval_core.runs import run_dataset
-from jeval_core.store import open_store
+from jeval_core.runs.run import run_dataset
+from jeval_core.runs.store import open_store
 
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
 FIRST_ROW = json.loads(SAMPLE.read_text().splitlines()[0])

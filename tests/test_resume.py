@@ -23,8 +23,8 @@ from test_runs import CHUNKS, SAMPLE, Counting
 from jeval_core import datasets, errors, judges
 from jeval_core.errors import JudgeError
 from jeval_core.judges.base import Answers, ForwardingJudge
-from jeval_core.runs import run_dataset
-from jeval_core.store import open_store
+from jeval_core.runs.run import run_dataset
+from jeval_core.runs.store import open_store
 
 KEY = "sk-resume-test-7777bbbb"
 KEY_VARIABLES = ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "OPENROUTER_API_KEY")

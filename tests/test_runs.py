@@ -19,8 +19,8 @@ from jeval_core import datasets, judges
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS
 from jeval_core.judges.base import Answers, ForwardingJudge
-from jeval_core.runs import run_dataset
-from jeval_core.store import open_store
+from jeval_core.runs.run import run_dataset
+from jeval_core.runs.store import open_store
 
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
 CHUNKS = [EVALUATORS["chunk_relevance"]]
@@ -206,7 +206,7 @@ def test_a_killed_jeval_run_loses_no_finished_case(tmp_path):
 
 
 def test_an_empty_history_starts_with_the_example_runs_of_their_fixture(store):
-    from jeval_core.runs import SEEDS, read_examples, seed
+    from jeval_core.runs.run import SEEDS, read_examples, seed
 
     fixture = read_examples()
     made = seed(store)
@@ -226,8 +226,8 @@ def test_the_example_runs_are_what_their_judges_say_today():
     """The fixture names its judges and dataset; the first cases of each run, scored again by
     the judge it names, give the very verdicts and scores it keeps."""
     from jeval_core import evaluators
-    from jeval_core.batch import score_many
-    from jeval_core.runs import read_examples
+    from jeval_core.runs.batch import score_many
+    from jeval_core.runs.run import read_examples
 
     fixture = read_examples()
     sample = datasets.load(SAMPLE)
@@ -248,7 +248,7 @@ def test_a_playground_case_is_kept_as_a_run_of_one_case_without_asking_again(sto
     from conftest import load_file
 
     from jeval_core import score
-    from jeval_core.runs import PLAYGROUND, save_case
+    from jeval_core.runs.run import PLAYGROUND, save_case
 
     loaded = load_file("noisy_retrieval")
     report = score(loaded.case, loaded.chosen(), judges.get("lexical"),

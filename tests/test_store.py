@@ -17,11 +17,12 @@ from conftest import EXAMPLES, ROOT
 from jev_servers import down_url
 from postgres import new_database, postgres_url  # noqa: F401  (a session fixture)
 
-from jeval_core import casefile, judges, migrations, store
+from jeval_core import casefile, judges
 from jeval_core.aggregate import EvaluatorSummary, Summary
 from jeval_core.errors import JevalError
+from jeval_core.runs import migrations, store
+from jeval_core.runs.store import open_store
 from jeval_core.scoring import score
-from jeval_core.store import open_store
 
 AGGREGATES = Summary(3, passed=2, failed=1, evaluators={
     "faithfulness": EvaluatorSummary("faithfulness", scored=3, passed=2, failed=1,
@@ -246,7 +247,7 @@ def test_an_empty_database_gets_every_migration(url: str) -> None:
 WRITER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from jeval_core.store import open_store
+    from jeval_core.runs.store import open_store
     url, run_id, first, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
     with open_store(url) as s:
         Path(f"{go}.{first}").touch()  # ready

@@ -46,7 +46,7 @@ def profiles_main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..errors import CaseError
-    from ..store import open_store
+    from ..runs.store import open_store
     from ..text import one_line, shell_word
     from .cli_judge import calibration
 
@@ -120,7 +120,7 @@ def main(args: argparse.Namespace) -> int:
         Path(args.out).write_text(fitted.to_json() + "\n", encoding="utf-8")
         print(f"wrote {args.out}")
     if not args.no_save:
-        from ..store import open_store
+        from ..runs.store import open_store
 
         with open_store() as store:
             store.save_profile(fitted)

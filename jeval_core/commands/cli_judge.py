@@ -80,7 +80,7 @@ def calibration(value: str) -> Profile:
             return Profile.from_json(raw)
         except ProfileError as err:
             raise ProfileError(f"{one_line(value, 200)}: {err}") from None
-    from ..store import open_store
+    from ..runs.store import open_store
 
     with open_store() as store:
         return store.profile(value)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..aggregate import Summary
     from ..datasets import Dataset
     from ..evaluators import Evaluator
-    from ..runs import Progress, RunOutcome
+    from ..runs.run import Progress, RunOutcome
 
 
 def add_parser(sub: Any, evaluators_help: str, threshold_help: str, file_help: str,
@@ -71,8 +71,8 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str, file_help: s
 def main(args: argparse.Namespace) -> int:
     from .. import datasets, evaluator_files, evaluators
     from ..errors import CaseError, Interrupted, JevalError, StoreFull, StoreUnavailable
-    from ..runs import check_resumable, open_run, run_dataset, stored_settings
-    from ..store import open_store
+    from ..runs.run import check_resumable, open_run, run_dataset, stored_settings
+    from ..runs.store import open_store
 
     if args.concurrency < 1 or args.concurrency > 64:
         raise CaseError("--concurrency must be between 1 and 64")
@@ -282,7 +282,7 @@ def _write_out(path: str, dataset: Any, outcome: RunOutcome, reports_of: str | N
 
     stored: dict[int, Any] = {}
     if reports_of is not None:
-        from ..store import open_store
+        from ..runs.store import open_store
 
         with open_store() as store:
             stored = {row.index: row.report.to_dict() for row in store.cases(reports_of)
@@ -421,7 +421,7 @@ def add_runs_parser(sub: Any) -> None:
 
 
 def list_runs(args: argparse.Namespace) -> int:
-    from ..store import open_store
+    from ..runs.store import open_store
 
     with open_store() as store:
         found = store.runs(args.dataset)

@@ -18,8 +18,8 @@ from jeval_core.casefile import CaseFile
 from jeval_core.evaluators.custom import Definition
 from jeval_core.judges import Judge
 from jeval_core.judges.jev import KEY_ENV
+from jeval_core.runs.store import Store, default_url, open_store
 from jeval_core.scoring import prepare, run
-from jeval_core.store import Store, default_url, open_store
 
 # the sidebar's profile is read in state.py; this name stays for issue 31 §1's Compare caption
 from pages.app.state import calibration_for as calibration_for
