@@ -6,7 +6,7 @@ import pytest
 
 from jeval_core import JevalError, datasets, judges
 from jeval_core.address import Address
-from jeval_core.aggregate import (
+from jeval_core.analysis.aggregate import (
     auc,
     chunk_verdicts,
     mean_precision_at_k,

@@ -8,7 +8,7 @@ from conftest import ROOT, load_file
 from streamlit.testing.v1 import AppTest
 
 from jeval_core import judges, score, share
-from jeval_core.labels import Labels
+from jeval_core.analysis.labels import Labels
 from pages.app import state
 from pages.app.views.text import inert
 

@@ -9,8 +9,9 @@ import threading
 
 import pytest
 
-from jeval_core import compare, datasets, ranking, run_diff
+from jeval_core import datasets
 from jeval_core.address import Address
+from jeval_core.analysis import compare, ranking, run_diff
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS
 from jeval_core.judges import Usage

@@ -334,7 +334,7 @@ def test_a_resume_keeps_the_labels_given_in_the_store_over_the_dataset_files():
     from test_resume import FlakyJudge
 
     from jeval_core import datasets
-    from jeval_core.labels import Labels
+    from jeval_core.analysis.labels import Labels
     from jeval_core.runs.run import run_dataset
     from jeval_core.runs.store import open_store
 

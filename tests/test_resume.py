@@ -353,8 +353,8 @@ def test_an_openai_resume_asked_another_way_is_refused_naming_the_runs_setting(
 
 
 def test_the_summary_after_a_resume_reads_the_labels_a_person_gave_in_the_store(tmp_path):
+    from jeval_core.analysis.labels import Labels
     from jeval_core.commands.cli_run import render_agreement
-    from jeval_core.labels import Labels
 
     db = tmp_path / "runs.db"
     run_id = stopped_run(db)

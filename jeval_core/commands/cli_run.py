@@ -18,7 +18,7 @@ from ..errors import FAILED, JUDGE_FAILED, SCORED
 from ..text import number, one_line, percent
 
 if TYPE_CHECKING:
-    from ..aggregate import Summary
+    from ..analysis.aggregate import Summary
     from ..datasets import Dataset
     from ..evaluators import Evaluator
     from ..runs.run import Progress, RunOutcome
@@ -383,7 +383,7 @@ def render_summary(outcome: RunOutcome) -> str:
 def render_agreement(rows: Sequence[Any], outcomes: Sequence[Any]) -> str:
     """The verdicts against the labels the rows carry, with 95% intervals (cases resampled),
     next to answering "no" to all; the most confident disagreements first."""
-    from .. import agreement, labels
+    from ..analysis import agreement, labels
 
     reports = {o.index: o.report for o in outcomes if o.report is not None}
     found = agreement.of_cases((row.id, labels.of_row(row), reports[i].results)

@@ -14,7 +14,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-from ..aggregate import Summary
+from ..analysis.aggregate import Summary
 from ..case import Case
 from ..datasets import DatasetRow, row_from_dict
 from ..errors import CaseError

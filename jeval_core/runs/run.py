@@ -17,14 +17,14 @@ from typing import Any
 
 from .. import evaluator_files
 from .. import evaluators as registry
-from ..aggregate import Summary, summarise
+from ..analysis.aggregate import Summary, summarise
+from ..analysis.labels import Labels
 from ..casefile import CaseFile
 from ..datasets import Dataset
 from ..errors import JevalError, StoreFull, StoreUnavailable
 from ..evaluators import Evaluator
 from ..judges import is_hosted
 from ..judges.base import Answers, ForwardingJudge, Judge
-from ..labels import Labels
 from ..request import Packed
 from ..results import Result
 from ..scoring import Report

@@ -32,7 +32,7 @@ from sqlalchemy.exc import (
     SQLAlchemyError,
 )
 
-from ..aggregate import Summary
+from ..analysis.aggregate import Summary
 from ..errors import JevalError, StoreFull, StoreUnavailable
 from ..text import REDACTED, one_line, redact
 from . import migrations
@@ -40,8 +40,8 @@ from .migrations import cases_t, evaluators_t, profiles_t, runs_t
 from .records import CaseRow, RunSummary, StoredReport
 
 if TYPE_CHECKING:
+    from ..analysis.labels import Labels
     from ..calibration.profile import Profile
-    from ..labels import Labels
 
 ENV = "JEVAL_DB"
 TIMEOUT_ENV = "JEVAL_DB_TIMEOUT"

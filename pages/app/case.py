@@ -11,9 +11,9 @@ import streamlit as st
 
 from jeval_core import Case, CaseError, judges, share
 from jeval_core import evaluators as registry
+from jeval_core.analysis.labels import Labels, merged
 from jeval_core.casefile import CaseFile
 from jeval_core.evaluators import Evaluator
-from jeval_core.labels import Labels, merged
 from jeval_core.wire import parse_json
 from pages.app import custom, resources, state
 

@@ -8,8 +8,8 @@ import streamlit as st
 
 from jeval_core import Case, JevalError, Report, judges
 from jeval_core.address import Address
+from jeval_core.analysis.labels import on_case
 from jeval_core.evaluators import Evaluator
-from jeval_core.labels import on_case
 from jeval_core.request import pack
 from jeval_core.scoring import DetailRow
 from pages.app import case as editing

@@ -13,7 +13,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from jeval_core import run_diff
+from jeval_core.analysis import run_diff
 from jeval_core.errors import JevalError
 from jeval_core.runs import run as runs
 from jeval_core.runs.records import RunSummary

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from jeval_core import agreement, labels
 from jeval_core.address import Address
+from jeval_core.analysis import agreement, labels
 from jeval_core.calibration import profile
 from jeval_core.errors import JevalError
 from jeval_core.runs.records import CaseRow, RunSummary
