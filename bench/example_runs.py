@@ -24,7 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from jeval_core import datasets, evaluators, judges  # noqa: E402
+from jeval_core import evaluators, judges  # noqa: E402
+from jeval_core.inputs import datasets  # noqa: E402
 from jeval_core.runs.run import (  # noqa: E402
     EXAMPLES,
     SAMPLE,

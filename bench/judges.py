@@ -19,8 +19,9 @@ from pathlib import Path
 
 from jevcompat.mock import MockConfig, Running
 
-from jeval_core import Case, casefile, score
+from jeval_core import Case, score
 from jeval_core.evaluators import ALL as NAMES
+from jeval_core.inputs import casefile
 from jeval_core.judges.embedder import embedder
 from jeval_core.judges.jev import JevJudge
 from jeval_core.judges.lexical import LexicalJudge

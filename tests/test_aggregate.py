@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from jeval_core import JevalError, datasets, judges
+from jeval_core import JevalError, judges
 from jeval_core.address import Address
 from jeval_core.analysis.aggregate import (
     auc,
@@ -17,6 +17,7 @@ from jeval_core.analysis.aggregate import (
     verdict_metrics,
 )
 from jeval_core.evaluators import chunk_relevance, contextual_recall
+from jeval_core.inputs import datasets
 from jeval_core.judges import Answers, OfflineJudge, Usage
 from jeval_core.results import Detail, Result
 from jeval_core.runs.batch import Outcome, score_many

@@ -8,8 +8,9 @@ import re
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
-from jeval_core import datasets, judges
+from jeval_core import judges
 from jeval_core.evaluators import EVALUATORS
+from jeval_core.inputs import datasets
 from jeval_core.runs import run as runs
 from jeval_core.runs.store import open_store
 

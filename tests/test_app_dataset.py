@@ -14,7 +14,8 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
-from jeval_core import datasets, judges, share
+from jeval_core import judges
+from jeval_core.inputs import datasets, share
 from jeval_core.judges.base import Answers, ForwardingJudge
 from jeval_core.runs.store import open_store
 from pages.app import resources

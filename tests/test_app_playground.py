@@ -10,7 +10,8 @@ from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
 from test_questions import SEED_QUESTIONS
 
-from jeval_core import Case, evaluators, judges, score, share
+from jeval_core import Case, evaluators, judges, score
+from jeval_core.inputs import share
 
 KEY = "sk-apptest-1234abcd"
 

@@ -13,7 +13,8 @@ import pytest
 from conftest import EXAMPLES, ROOT
 from jev_servers import MockProcess, down_url
 
-from jeval_core import __version__, casefile, score
+from jeval_core import __version__, score
+from jeval_core.inputs import casefile
 
 KEY = "sk-cli-test-5555aaaa"
 KEY_VARIABLES = ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "OPENROUTER_API_KEY")

@@ -11,8 +11,9 @@ import pytest
 from conftest import ROOT, load_file
 from jev_servers import MockProcess
 
-from jeval_core import datasets, evaluator_files, judges, score
+from jeval_core import judges, score
 from jeval_core.errors import JevalError
+from jeval_core.inputs import datasets, evaluator_files
 from jeval_core.runs import run as runs
 from jeval_core.runs.store import open_store
 

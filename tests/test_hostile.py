@@ -41,10 +41,11 @@ from hostile_server import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jeval_core import casefile, evaluators, judges, share, text, wire
+from jeval_core import evaluators, judges, text, wire
 from jeval_core.case import Case
 from jeval_core.commands.cli import render_text
 from jeval_core.errors import CaseError, JevalError, JudgeError
+from jeval_core.inputs import casefile, share
 from jeval_core.judges.jev import JevJudge, RetryPolicy, Secret, key_from_env
 from jeval_core.limits import RateLimiter
 from jeval_core.runs.batch import score_many

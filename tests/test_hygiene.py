@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from jeval_core import datasets, export, judges
+from jeval_core import export, judges
+from jeval_core.inputs import datasets
 from jeval_core.runs.run import run_dataset
 from jeval_core.runs.store import open_store
 
@@ -135,7 +136,8 @@ def test_jeval_score_still_checks_a_rows_labels(tmp_path):
 
 
 def test_a_case_with_more_chunks_than_the_cap_is_refused_saying_the_cap():
-    from jeval_core import CaseError, casefile
+    from jeval_core import CaseError
+    from jeval_core.inputs import casefile
 
     with pytest.raises(CaseError, match=f"at most {casefile.MAX_CHUNKS}"):
         casefile.parse({"input": "q?", "context": ["x"] * (casefile.MAX_CHUNKS + 1)})

@@ -55,8 +55,8 @@ def test_k_below_one_is_refused_with_the_reason():
 def test_a_run_summary_carries_every_ranking_metric_and_reads_it_back():
     from conftest import ROOT
 
-    from jeval_core import datasets
     from jeval_core.analysis.aggregate import Summary, summarise
+    from jeval_core.inputs import datasets
 
     data = datasets.load(ROOT / "assets" / "datasets" / "sample.jsonl")
     summary = summarise(data.rows, [])

@@ -8,9 +8,10 @@ import json
 import pytest
 from conftest import ROOT
 
-from jeval_core import datasets, evaluators, judges, verdicts
+from jeval_core import evaluators, judges, verdicts
 from jeval_core.address import Address
 from jeval_core.analysis.aggregate import Summary
+from jeval_core.inputs import datasets
 from jeval_core.results import Result
 from jeval_core.runs.records import StoredReport
 from jeval_core.runs.run import run_dataset

@@ -20,8 +20,9 @@ from postgres import new_database, postgres_url  # noqa: F401  (a session fixtur
 from tcp_proxy import TcpProxy
 from test_runs import CHUNKS, SAMPLE, Counting
 
-from jeval_core import datasets, errors, judges
+from jeval_core import errors, judges
 from jeval_core.errors import JudgeError
+from jeval_core.inputs import datasets
 from jeval_core.judges.base import Answers, ForwardingJudge
 from jeval_core.runs.run import run_dataset
 from jeval_core.runs.store import open_store

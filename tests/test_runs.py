@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from jeval_core import datasets, judges
+from jeval_core import judges
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS
+from jeval_core.inputs import datasets
 from jeval_core.judges.base import Answers, ForwardingJudge
 from jeval_core.runs.run import run_dataset
 from jeval_core.runs.store import open_store

@@ -17,9 +17,10 @@ from conftest import EXAMPLES, ROOT
 from jev_servers import down_url
 from postgres import new_database, postgres_url  # noqa: F401  (a session fixture)
 
-from jeval_core import casefile, judges
+from jeval_core import judges
 from jeval_core.analysis.aggregate import EvaluatorSummary, Summary
 from jeval_core.errors import JevalError
+from jeval_core.inputs import casefile
 from jeval_core.runs import migrations, store
 from jeval_core.runs.store import open_store
 from jeval_core.scoring import score

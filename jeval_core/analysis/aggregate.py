@@ -17,7 +17,7 @@ from . import ranking
 from .ranking import precision_at_k
 
 if TYPE_CHECKING:
-    from ..datasets import DatasetRow
+    from ..inputs.datasets import DatasetRow
     from ..judges.base import Usage
 
 

@@ -21,9 +21,9 @@ from itertools import combinations
 
 from .. import evaluators as registry
 from ..address import Address
-from ..datasets import Dataset, DatasetRow
 from ..errors import JevalError
 from ..evaluators import Evaluator
+from ..inputs.datasets import Dataset, DatasetRow
 from ..judges.base import Judge
 from ..results import Result, is_yes
 from ..runs.run import Progress, StoredOutcome, open_run, run_dataset

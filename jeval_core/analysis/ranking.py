@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from ..errors import JevalError
 
 if TYPE_CHECKING:
-    from ..datasets import DatasetRow
+    from ..inputs.datasets import DatasetRow
 
 
 def _check(k: int, metric: str) -> None:

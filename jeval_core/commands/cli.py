@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, NoReturn  # noqa: E402
 from ..errors import BAD_INPUT, FAILED, INTERNAL, SCORED  # noqa: E402
 
 if TYPE_CHECKING:
-    from ..casefile import CaseFile
     from ..evaluators import Evaluator
+    from ..inputs.casefile import CaseFile
     from ..scoring import Report
 
 INTERRUPTED = 130
@@ -224,7 +224,7 @@ def _run_models(args: argparse.Namespace) -> int:
 
 def _custom(args: argparse.Namespace) -> dict[str, Evaluator]:
     """The custom evaluators of every --evaluators-file, by name."""
-    from .. import evaluator_files
+    from ..inputs import evaluator_files
 
     return evaluator_files.evaluators(evaluator_files.read(args.evaluators_file))
 
@@ -234,10 +234,11 @@ def _load(path: str, evaluators_arg: str | None, custom: dict[str, Evaluator]) -
     or from the case), else the case's own choice plus every custom evaluator given."""
     from dataclasses import replace
 
-    from .. import casefile, evaluators
+    from .. import evaluators
+    from ..inputs import casefile
 
     loaded = casefile.decode(_read(path), "standard input" if path == "-" else path)
-    from ..datasets import check_row_fields
+    from ..inputs.datasets import check_row_fields
 
     check_row_fields(loaded)  # a dataset row is a case: its labels must fit its chunks
     if evaluators_arg is not None:
@@ -253,8 +254,8 @@ def _load(path: str, evaluators_arg: str | None, custom: dict[str, Evaluator]) -
 def _read(path: str) -> bytes:
     from pathlib import Path
 
-    from ..casefile import MAX_FILE_BYTES
     from ..errors import CaseError
+    from ..inputs.casefile import MAX_FILE_BYTES
     from ..text import one_line
 
     shown = one_line(path, 120)

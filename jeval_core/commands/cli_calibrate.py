@@ -93,9 +93,10 @@ def profiles_main(args: argparse.Namespace) -> int:
 def main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .. import datasets, judges
+    from .. import judges
     from ..calibration import profile
     from ..errors import CaseError
+    from ..inputs import datasets
 
     if not 2 <= args.folds <= 20:
         raise CaseError(f"--folds {args.folds}: choose 2 to 20 folds")

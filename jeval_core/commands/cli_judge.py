@@ -68,7 +68,7 @@ def calibration(value: str) -> Profile:
     from pathlib import Path
 
     from ..calibration.profile import MAX_BYTES, Profile, ProfileError
-    from ..files import read_capped
+    from ..inputs.files import read_capped
     from ..text import one_line
 
     path = Path(value)

@@ -19,8 +19,8 @@ from ..text import number, one_line, percent
 
 if TYPE_CHECKING:
     from ..analysis.aggregate import Summary
-    from ..datasets import Dataset
     from ..evaluators import Evaluator
+    from ..inputs.datasets import Dataset
     from ..runs.run import Progress, RunOutcome
 
 
@@ -69,8 +69,9 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str, file_help: s
 
 
 def main(args: argparse.Namespace) -> int:
-    from .. import datasets, evaluator_files, evaluators
+    from .. import evaluators
     from ..errors import CaseError, Interrupted, JevalError, StoreFull, StoreUnavailable
+    from ..inputs import datasets, evaluator_files
     from ..runs.run import check_resumable, open_run, run_dataset, stored_settings
     from ..runs.store import open_store
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from ..analysis.aggregate import Summary
 from ..case import Case
-from ..datasets import DatasetRow, row_from_dict
 from ..errors import CaseError
+from ..inputs.datasets import DatasetRow, row_from_dict
 from ..judges.base import Usage
 from ..results import Result, case_passed
 

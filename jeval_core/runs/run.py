@@ -15,14 +15,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .. import evaluator_files
 from .. import evaluators as registry
 from ..analysis.aggregate import Summary, summarise
 from ..analysis.labels import Labels
-from ..casefile import CaseFile
-from ..datasets import Dataset
 from ..errors import JevalError, StoreFull, StoreUnavailable
 from ..evaluators import Evaluator
+from ..inputs import evaluator_files
+from ..inputs.casefile import CaseFile
+from ..inputs.datasets import Dataset
 from ..judges import is_hosted
 from ..judges.base import Answers, ForwardingJudge, Judge
 from ..request import Packed
@@ -397,7 +397,7 @@ def save_case(store: Store, loaded: CaseFile, report: Report, name: str | None =
     import hashlib
     import json
 
-    from ..datasets import DatasetRow
+    from ..inputs.datasets import DatasetRow
 
     marks = Labels.from_extra(loaded.extra, len(loaded.case.context))
     row = DatasetRow(line=1, id="case", casefile=loaded,

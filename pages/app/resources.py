@@ -12,10 +12,11 @@ from typing import Any
 
 import streamlit as st
 
-from jeval_core import CaseError, JevalError, JudgeError, casefile, evaluator_files, judges
+from jeval_core import CaseError, JevalError, JudgeError, judges
 from jeval_core import evaluators as registry
-from jeval_core.casefile import CaseFile
 from jeval_core.evaluators.custom import Definition
+from jeval_core.inputs import casefile, evaluator_files
+from jeval_core.inputs.casefile import CaseFile
 from jeval_core.judges import Judge
 from jeval_core.judges.jev import KEY_ENV
 from jeval_core.runs.store import Store, default_url, open_store

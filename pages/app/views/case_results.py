@@ -129,7 +129,7 @@ def keep_as_run(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> No
     """Keep this scored case in the run history (the Dashboard) as a run of one case."""
 
     def keep() -> None:
-        from jeval_core.casefile import CaseFile
+        from jeval_core.inputs.casefile import CaseFile
         from jeval_core.runs import run as runs
         try:
             run_id = runs.save_case(resources.store(), CaseFile(
