@@ -63,6 +63,13 @@ def test_the_core_never_imports_streamlit_or_the_pages(path):
     assert not wrong, f"{path.relative_to(ROOT)} imports {sorted(wrong)}"
 
 
+def test_the_app_never_imports_the_commands_wing():
+    """The pages ask the core, never the command line: app.py and pages/ never import
+    jeval_core.commands (a judge's connection rules live on its catalog entry)."""
+    wrong = imports_of(PAGE_SOURCES, ("jeval_core.commands",))
+    assert not wrong, wrong
+
+
 def test_the_inputs_wing_never_imports_the_runs_wing():
     """What comes in (case files, datasets, evaluator files, links) is read without the store
     or a run: jeval_core/inputs never imports jeval_core.runs."""

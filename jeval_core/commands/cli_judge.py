@@ -86,19 +86,6 @@ def calibration(value: str) -> Profile:
         return store.profile(value)
 
 
-def server_module(name: str | None) -> Any:
-    """The module of the server judge `name` (jev or openai): its base URL and key rules."""
-    from .. import judges
-
-    if name and judges.entry(name).per_question:
-        from ..judges import openai_compat
-
-        return openai_compat
-    from ..judges import jev
-
-    return jev
-
-
 def hosted_judge(base_url: str | None, model: str | None, name: str | None = None,
                  **settings: Any) -> Any:
     """The server judge `name` (jev by default) on `base_url`; its key from the environment
@@ -107,7 +94,7 @@ def hosted_judge(base_url: str | None, model: str | None, name: str | None = Non
     from ..judges.http import Secret
 
     name = name or judges.hosted_name() or ""
-    module = server_module(name)
+    module = judges.server_module(name)
     url = module.normalise_base_url(base_url)
     key = module.key_from_env(url)
     if key is None and sys.stdin.isatty():

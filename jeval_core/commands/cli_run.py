@@ -216,9 +216,9 @@ def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
         if stored.calibration and not getattr(args, "calibration", None):
             args.calibration = stored.calibration.split(" · ")[0]  # the run's own profile
         return chosen_judge(args)
-    from .cli_judge import OPENAI_ATTRIBUTES, OPENAI_FLAGS, server_module
+    from .cli_judge import OPENAI_ATTRIBUTES, OPENAI_FLAGS
 
-    normalise_base_url = server_module(stored.judge).normalise_base_url
+    normalise_base_url = judges.server_module(stored.judge).normalise_base_url
     if args.model is not None and args.model.strip() != (stored.model or ""):
         raise CaseError(f"run {short} is scored by the model {one_line(stored.model, 60)}, not "
                         f"{one_line(args.model, 60)}: leave --model out to resume it")
