@@ -19,11 +19,12 @@ from pathlib import Path
 
 from jevcompat.mock import MockConfig, Running
 
-from jeval_core import datasets, judges
+from jeval_core import judges
+from jeval_core.inputs import datasets
 from jeval_core.judges.jev import JevJudge
 from jeval_core.limits import RateLimiter
-from jeval_core.runs import run_dataset
-from jeval_core.store import open_store
+from jeval_core.runs.run import run_dataset
+from jeval_core.runs.store import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"

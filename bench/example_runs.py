@@ -4,7 +4,7 @@
     python bench/example_runs.py --check    # scores again and says whether the file matches
     python bench/example_runs.py --load     # times loading the file into a new store (5x)
 
-Each example run (`jeval_core.runs.SEEDS`) is a real `run_dataset` of the sample dataset with
+Each example run (`jeval_core.runs.run.SEEDS`) is a real `run_dataset` of the sample dataset with
 the judge it names, into a throwaway store; the fixture keeps every run and case as stored,
 with the command, the commit and the judges that produced it. A new store's first Dashboard
 visit loads this file (`runs.seed`): it never scores anything itself.
@@ -24,8 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from jeval_core import datasets, evaluators, judges  # noqa: E402
-from jeval_core.runs import (  # noqa: E402
+from jeval_core import evaluators, judges  # noqa: E402
+from jeval_core.inputs import datasets  # noqa: E402
+from jeval_core.runs.run import (  # noqa: E402
     EXAMPLES,
     SAMPLE,
     SEEDS,
@@ -34,7 +35,7 @@ from jeval_core.runs import (  # noqa: E402
     run_dataset,
     seed,
 )
-from jeval_core.store import open_store  # noqa: E402
+from jeval_core.runs.store import open_store  # noqa: E402
 
 
 def commit() -> str:

@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from jeval_core import casefile
 from jeval_core.calibration.fitting import Verdicts, held_out_part
 from jeval_core.case import Case
 from jeval_core.evaluators import (
@@ -24,6 +23,7 @@ from jeval_core.evaluators import (
     faithfulness,
     hallucination,
 )
+from jeval_core.inputs import casefile
 from jeval_core.judges.base import Judge
 from jeval_core.questions import (
     ATTRIBUTABLE_TO,

@@ -19,8 +19,9 @@ from pathlib import Path
 
 from jevcompat.mock import MockConfig, Running
 
-from jeval_core import Case, casefile, score
+from jeval_core import Case, score
 from jeval_core.evaluators import ALL as NAMES
+from jeval_core.inputs import casefile
 from jeval_core.judges.embedder import embedder
 from jeval_core.judges.jev import JevJudge
 from jeval_core.judges.lexical import LexicalJudge
@@ -66,8 +67,8 @@ def whole_commands() -> None:
         ms = []
         for _ in range(5):
             started = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "jeval_core.cli", "score", seed, "--format",
-                            "json", "--judge", judge], check=True, capture_output=True)
+            subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", "score", seed,
+                            "--format", "json", "--judge", judge], check=True, capture_output=True)
             ms.append((time.perf_counter() - started) * 1000)
         print(f"{'cli':8} {'jeval score seed --judge ' + judge:36} {stats(ms)}")
 

@@ -47,7 +47,8 @@ from browser import (  # noqa: E402
 )
 from jev_servers import free_port  # noqa: E402
 
-from jeval_core import Case, casefile, evaluators, share  # noqa: E402
+from jeval_core import Case, evaluators  # noqa: E402
+from jeval_core.inputs import casefile, share  # noqa: E402
 
 CASES = ("seed", "noisy", "big")
 LABELS = {

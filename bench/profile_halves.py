@@ -22,11 +22,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from jeval_core import datasets  # noqa: E402
 from jeval_core.calibration import profile  # noqa: E402
 from jeval_core.calibration.fitting import Verdicts, held_out_part, kappa  # noqa: E402
 from jeval_core.case import Case  # noqa: E402
 from jeval_core.evaluators import chunk_relevance  # noqa: E402
+from jeval_core.inputs import datasets  # noqa: E402
 from jeval_core.judges.local import LocalJudge  # noqa: E402
 from jeval_core.request import pack  # noqa: E402
 

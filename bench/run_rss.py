@@ -29,7 +29,7 @@ def one(root: Path, concurrency: int) -> None:
         env = {**os.environ, "JEVAL_DB": f"sqlite:///{tmp}/runs.db", "PYTHONPATH": str(root)}
         started = time.monotonic()
         done = subprocess.run(
-            [sys.executable, "-m", "jeval_core.cli", "run", "assets/datasets/sample.jsonl",
+            [sys.executable, "-m", "jeval_core.commands.cli", "run", "assets/datasets/sample.jsonl",
              "--judge", "local", "--concurrency", str(concurrency)],
             cwd=root, env=env, capture_output=True, text=True)
         took = time.monotonic() - started

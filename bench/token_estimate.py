@@ -141,8 +141,8 @@ def by_hand(case: dict) -> dict[str, dict]:
 def packed(case: dict) -> dict | None:
     """The app's own body for `case` with every evaluator, or None if the core can't pack it."""
     try:
-        from jeval_core import casefile
         from jeval_core.evaluators import ALL
+        from jeval_core.inputs import casefile
         from jeval_core.request import pack
 
         return pack(casefile.parse(case).case, ALL).body

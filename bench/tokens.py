@@ -27,8 +27,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from o200k import counter  # noqa: E402
 
-from jeval_core import casefile, evaluators, wire  # noqa: E402
+from jeval_core import evaluators, wire  # noqa: E402
 from jeval_core.case import Case  # noqa: E402
+from jeval_core.inputs import casefile  # noqa: E402
 from jeval_core.request import Packed, pack  # noqa: E402
 
 USUAL = ("chunk_relevance", "context_relevancy", "faithfulness")

@@ -4,7 +4,7 @@ Pure Python; it never imports streamlit. Data flows one way:
 Case -> evaluators emit questions -> request packs them -> a judge answers p(true)
 -> each evaluator reduces its answers -> Results.
 
-Names below load on first use, so `import jeval_core.cli` starts fast and a Ctrl+C during
+Names below load on first use, so `import jeval_core.commands.cli` starts fast and a Ctrl+C during
 start-up lands inside the CLI's own handler.
 """
 

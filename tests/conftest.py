@@ -2,8 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from jeval_core import Case, casefile
-from jeval_core.casefile import CaseFile
+from jeval_core import Case
+from jeval_core.inputs import casefile
+from jeval_core.inputs.casefile import CaseFile
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "assets" / "examples"

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from jeval_core import JevalError, datasets, judges
+from jeval_core import JevalError, judges
 from jeval_core.address import Address
-from jeval_core.aggregate import (
+from jeval_core.analysis.aggregate import (
     auc,
     chunk_verdicts,
     mean_precision_at_k,
@@ -16,11 +16,12 @@ from jeval_core.aggregate import (
     summarise,
     verdict_metrics,
 )
-from jeval_core.batch import Outcome, score_many
 from jeval_core.evaluators import chunk_relevance, contextual_recall
+from jeval_core.inputs import datasets
 from jeval_core.judges import Answers, OfflineJudge, Usage
 from jeval_core.results import Detail, Result
-from jeval_core.runs import SAMPLE
+from jeval_core.runs.batch import Outcome, score_many
+from jeval_core.runs.run import SAMPLE
 
 
 def test_precision_recall_f1_by_hand():

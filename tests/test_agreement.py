@@ -2,7 +2,7 @@
 
 import pytest
 
-from jeval_core.agreement import Judged, agreement, kappa
+from jeval_core.analysis.agreement import Judged, agreement, kappa
 
 
 def items(pairs, per_case=2):
@@ -69,8 +69,8 @@ def test_a_runs_agreement_reads_chunk_labels_and_evaluator_verdict_labels():
     from conftest import load_file
 
     from jeval_core import judges, score
-    from jeval_core.agreement import of_cases
-    from jeval_core.labels import Labels
+    from jeval_core.analysis.agreement import of_cases
+    from jeval_core.analysis.labels import Labels
 
     loaded = load_file("noisy_retrieval")
     labels = Labels.from_extra(loaded.extra, len(loaded.case.context))
@@ -86,7 +86,7 @@ def test_a_runs_agreement_reads_chunk_labels_and_evaluator_verdict_labels():
 
 
 def test_an_evaluator_verdict_reads_as_p_of_pass_around_its_threshold():
-    from jeval_core.agreement import verdict_p
+    from jeval_core.analysis.agreement import verdict_p
     from jeval_core.results import Result
 
     def result(score, higher=True, threshold=0.5):

@@ -9,9 +9,10 @@ from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 from test_app_compare import RAW, shown
 
-from jeval_core import datasets, judges
+from jeval_core import judges
 from jeval_core.calibration import profile
-from jeval_core.store import open_store
+from jeval_core.inputs import datasets
+from jeval_core.runs.store import open_store
 
 LABELLED = ROOT / "assets" / "datasets" / "labelled_helpdesk.jsonl"
 

@@ -14,7 +14,7 @@ from jeval_core import judges
 from jeval_core.errors import JudgeError
 from jeval_core.judges import catalog
 from jeval_core.judges.base import Answers, OfflineJudge
-from jeval_core.store import open_store
+from jeval_core.runs.store import open_store
 
 NAME = "steady"
 

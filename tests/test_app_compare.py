@@ -9,9 +9,10 @@ import re
 from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
 
-from jeval_core import compare, datasets
-from jeval_core.runs import StoredOutcome
-from jeval_core.store import open_store
+from jeval_core.analysis import compare
+from jeval_core.inputs import datasets
+from jeval_core.runs.run import StoredOutcome
+from jeval_core.runs.store import open_store
 
 ROWS = [
     {"id": "hubble", "input": "When did the Hubble telescope launch?",

@@ -7,8 +7,8 @@ import re
 from conftest import ROOT, markdown
 from streamlit.testing.v1 import AppTest
 
-from jeval_core import share
 from jeval_core.evaluators.custom import Definition
+from jeval_core.inputs import share
 
 DATE = "`context[i]` states a deadline or a date."
 
@@ -99,8 +99,8 @@ def test_kept_in_the_run_store_it_is_there_in_a_new_session_and_on_the_metrics_p
 
 def test_a_link_with_a_custom_evaluator_opens_with_it_scored():
     d = Definition.from_dict({"name": "states_a_date", "about": "chunk", "question": DATE})
-    from jeval_core import evaluator_files
     from jeval_core.case import Case
+    from jeval_core.inputs import evaluator_files
 
     token = share.encode(Case("When is the deadline?", "", None,
                               ("Submit by 31 March.", "The office has a cafe.")),

@@ -8,9 +8,11 @@ import re
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
-from jeval_core import datasets, judges, runs
+from jeval_core import judges
 from jeval_core.evaluators import EVALUATORS
-from jeval_core.store import open_store
+from jeval_core.inputs import datasets
+from jeval_core.runs import run as runs
+from jeval_core.runs.store import open_store
 
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
 def app() -> AppTest:

@@ -14,9 +14,10 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
-from jeval_core import datasets, judges, share
+from jeval_core import judges
+from jeval_core.inputs import datasets, share
 from jeval_core.judges.base import Answers, ForwardingJudge
-from jeval_core.store import open_store
+from jeval_core.runs.store import open_store
 from pages.app import resources
 from pages.app.views import stored_run as stored_run_view
 
@@ -213,7 +214,7 @@ def test_a_cancelled_run_continues_without_rescoring(monkeypatch):
 
 def stored_run(tmp_path, rows: list[dict]):
     data = datasets.read("\n".join(json.dumps(r) for r in rows).encode(), "x.jsonl")
-    from jeval_core.runs import run_dataset
+    from jeval_core.runs.run import run_dataset
 
     store = open_store(f"sqlite:///{tmp_path / 'runs.db'}")
     outcome = run_dataset(data, judges.get("lexical"), store)
@@ -276,7 +277,7 @@ def _no_jobs_left_running():
 def test_a_run_left_running_by_a_crash_can_be_continued_from_the_page():
     from test_runs import CHUNKS, Counting
 
-    from jeval_core.runs import run_dataset
+    from jeval_core.runs.run import run_dataset
 
     with open_store() as store, pytest.raises(KeyboardInterrupt):
         run_dataset(datasets.load(SAMPLE), Counting(crash_after=10), store, chosen=CHUNKS,

@@ -5,7 +5,8 @@ import re
 from conftest import load_case, markdown
 from streamlit.testing.v1 import AppTest
 
-from jeval_core import evaluators, judges, score, share
+from jeval_core import evaluators, judges, score
+from jeval_core.inputs import share
 
 
 def shown(texts) -> str:

@@ -5,7 +5,8 @@ import re
 from conftest import load_case
 from streamlit.testing.v1 import AppTest
 
-from jeval_core import evaluators, share
+from jeval_core import evaluators
+from jeval_core.inputs import share
 
 
 def test_the_playground_calls_a_case_with_a_skipped_metric_incomplete():

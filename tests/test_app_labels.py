@@ -7,8 +7,9 @@ import re
 from conftest import ROOT, load_file
 from streamlit.testing.v1 import AppTest
 
-from jeval_core import judges, score, share
-from jeval_core.labels import Labels
+from jeval_core import judges, score
+from jeval_core.analysis.labels import Labels
+from jeval_core.inputs import share
 from pages.app import state
 from pages.app.views.text import inert
 
@@ -115,9 +116,9 @@ def test_labels_are_written_as_a_case_file_reads_them():
 
 
 def test_a_stored_profile_is_picked_in_the_sidebar_and_the_results_say_so(tmp_path):
-    from jeval_core import datasets
     from jeval_core.calibration import profile
-    from jeval_core.store import open_store
+    from jeval_core.inputs import datasets
+    from jeval_core.runs.store import open_store
 
     data = datasets.load(ROOT / "assets" / "datasets"
                          / "labelled_helpdesk.jsonl")

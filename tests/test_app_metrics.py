@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from jeval_core import evaluator_docs, evaluator_files
+from jeval_core import evaluator_docs
 from jeval_core.evaluators import ALL, EVALUATORS
+from jeval_core.inputs import evaluator_files
 
 OWN = sorted((Path(__file__).resolve().parent.parent / "assets" / "evaluators").glob("*.toml"))
 EVERY = [*ALL, *evaluator_files.evaluators(evaluator_files.read(OWN)).values()]

@@ -166,7 +166,7 @@ def wait_for(at: AppTest, job_key: str) -> AppTest:
 
 
 def test_a_dataset_run_with_your_model_is_stored_with_its_server_model_and_settings():
-    from jeval_core.store import open_store
+    from jeval_core.runs.store import open_store
 
     with HostileServer() as server:
         server.script("POST", CHAT, Reply(200, {}, reply()))

@@ -10,7 +10,8 @@ from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
 from test_questions import SEED_QUESTIONS
 
-from jeval_core import Case, evaluators, judges, score, share
+from jeval_core import Case, evaluators, judges, score
+from jeval_core.inputs import share
 
 KEY = "sk-apptest-1234abcd"
 
@@ -637,7 +638,7 @@ def test_the_scored_case_exports_as_json_and_formula_safe_csv():
 
 
 def test_a_scored_case_is_kept_as_a_run_of_one_case():
-    from jeval_core.store import open_store
+    from jeval_core.runs.store import open_store
 
     at = app()
     at.button(key="keep_run").click().run()

@@ -8,7 +8,7 @@ import json
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
-from jeval_core.store import open_store
+from jeval_core.runs.store import open_store
 
 TWO = [{"id": f"c{i}", "input": "When did Hubble launch?", "output": "Hubble launched in 1990.",
         "context": ["Hubble launched in April 1990.", "Mars has two moons."],

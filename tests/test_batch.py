@@ -9,10 +9,10 @@ from conftest import load_case
 from jevcompat.mock import MockConfig, Running
 
 from jeval_core import Case, evaluators
-from jeval_core.batch import score_many
 from jeval_core.judges.jev import JevJudge, RetryPolicy
 from jeval_core.judges.lexical import LexicalJudge
 from jeval_core.limits import RateLimiter
+from jeval_core.runs.batch import score_many
 
 KEY = "sk-batch-test-0123456789"
 CHUNK_RELEVANCE = evaluators.resolve("chunk_relevance")

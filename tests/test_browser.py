@@ -13,7 +13,7 @@ from conftest import load_file
 from jev_servers import FaultyServer, down_url, free_port
 from test_questions import SEED_QUESTIONS
 
-from jeval_core import share
+from jeval_core.inputs import share
 from jeval_core.judges import labels
 
 LABELS = labels()

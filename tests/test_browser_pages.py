@@ -9,7 +9,7 @@ import pytest
 from browser import CHROMIUM, AppServer, launch
 from jev_servers import free_port
 
-from jeval_core import runs
+from jeval_core.runs import run as runs
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian chromium is not installed (apt-get install chromium)",

@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 
 from bench import calibrate
-from jeval_core import Case, casefile, evaluators, judges, score
+from jeval_core import Case, evaluators, judges, score
 from jeval_core.calibration import curves
 from jeval_core.calibration.fitting import accuracy_in, held_out_part
+from jeval_core.inputs import casefile
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 

@@ -13,7 +13,8 @@ import pytest
 from conftest import EXAMPLES, ROOT
 from jev_servers import MockProcess, down_url
 
-from jeval_core import __version__, casefile, score
+from jeval_core import __version__, score
+from jeval_core.inputs import casefile
 
 KEY = "sk-cli-test-5555aaaa"
 KEY_VARIABLES = ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "OPENROUTER_API_KEY")
@@ -36,7 +37,7 @@ def jeval(*args, stdin=None, env=None):
     clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
     feed = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     return subprocess.run(
-        [sys.executable, "-m", "jeval_core.cli", *args],
+        [sys.executable, "-m", "jeval_core.commands.cli", *args],
         capture_output=True, text=True, cwd=ROOT, timeout=120,
         env={**clean, **(env or {})}, **feed,
     )
@@ -289,7 +290,7 @@ def test_a_key_pasted_among_several_case_files_is_never_echoed(tmp_path):
     key = "sk-pasted-9876543210abcdef"
     case = tmp_path / "case.json"
     case.write_text('{"input": "q?", "output": "a.", "context": ["c"]}')
-    run = subprocess.run([sys.executable, "-m", "jeval_core.cli", "score", str(case), key,
+    run = subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", "score", str(case), key,
                           "--judge", "lexical"], capture_output=True, text=True, timeout=120,
                          env={k: v for k, v in os.environ.items()
                               if k not in ("TYPESAFE_API_KEY", "OPENROUTER_API_KEY")})

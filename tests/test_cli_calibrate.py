@@ -9,16 +9,16 @@ import sys
 import pytest
 from conftest import EXAMPLES, ROOT
 
-from jeval_core.store import open_store
+from jeval_core.runs.store import open_store
 
 LABELLED = str(ROOT / "assets" / "datasets" / "labelled_helpdesk.jsonl")
 CASE = str(EXAMPLES / "clean_retrieval.json")
 
 
 def jeval(*args):
-    return subprocess.run([sys.executable, "-m", "jeval_core.cli", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=300, env=dict(os.environ),
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          env=dict(os.environ), stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture

@@ -11,9 +11,11 @@ import pytest
 from conftest import ROOT, load_file
 from jev_servers import MockProcess
 
-from jeval_core import datasets, evaluator_files, judges, runs, score
+from jeval_core import judges, score
 from jeval_core.errors import JevalError
-from jeval_core.store import open_store
+from jeval_core.inputs import datasets, evaluator_files
+from jeval_core.runs import run as runs
+from jeval_core.runs.store import open_store
 
 EVALUATORS = ROOT / "assets" / "evaluators"
 LIMIT = str(EVALUATORS / "states_a_limit.toml")
@@ -28,9 +30,9 @@ def jeval(*args, db=None, env=None):
              if k not in ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "OPENROUTER_API_KEY")}
     if db is not None:
         clean["JEVAL_DB"] = f"sqlite:///{db}"
-    return subprocess.run([sys.executable, "-m", "jeval_core.cli", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=300, env={**clean, **(env or {})},
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          env={**clean, **(env or {})}, stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,10 @@ from jevcompat.mock import MockConfig, Running
 from test_jev_judge import Recording, judge_for
 from typesafe_sdk._schemas.models import SystemOneRequest
 
-from jeval_core import CaseError, evaluator_files, evaluators, judges, score
+from jeval_core import CaseError, evaluators, judges, score
 from jeval_core.case import Case
 from jeval_core.evaluators.custom import Definition, evaluator, statement
+from jeval_core.inputs import evaluator_files
 from jeval_core.request import pack
 
 EXAMPLES = ROOT / "assets" / "evaluators"

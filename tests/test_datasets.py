@@ -11,8 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jeval_core import CaseError, datasets
-from jeval_core.datasets import Dataset, RowError
+from jeval_core import CaseError
+from jeval_core.inputs import datasets
+from jeval_core.inputs.datasets import Dataset, RowError
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "assets" / "datasets"

@@ -11,9 +11,10 @@ from conftest import EXAMPLES, ROOT, load_case
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jeval_core import datasets, evaluators, judges, score
+from jeval_core import evaluators, judges, score
+from jeval_core.inputs import datasets
 from jeval_core.judges import devx, lexical
-from jeval_core.runs import SAMPLE
+from jeval_core.runs.run import SAMPLE
 
 E = evaluators.EVALUATORS
 SIX = [E[n] for n in ("answer_relevancy", "faithfulness", "contextual_precision",

@@ -3,9 +3,10 @@
 import pytest
 from conftest import ROOT
 
-from jeval_core import CaseError, evaluator_files, share
+from jeval_core import CaseError
 from jeval_core.case import Case
-from jeval_core.casefile import parse
+from jeval_core.inputs import evaluator_files, share
+from jeval_core.inputs.casefile import parse
 
 EXAMPLES = sorted((ROOT / "assets" / "evaluators").glob("*.toml"))
 ONE = """

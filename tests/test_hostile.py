@@ -41,13 +41,14 @@ from hostile_server import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jeval_core import casefile, evaluators, judges, share, text, wire
-from jeval_core.batch import score_many
+from jeval_core import evaluators, judges, text, wire
 from jeval_core.case import Case
-from jeval_core.cli import render_text
+from jeval_core.commands.cli import render_text
 from jeval_core.errors import CaseError, JevalError, JudgeError
+from jeval_core.inputs import casefile, share
 from jeval_core.judges.jev import JevJudge, RetryPolicy, Secret, key_from_env
 from jeval_core.limits import RateLimiter
+from jeval_core.runs.batch import score_many
 from jeval_core.scoring import score
 
 KEY = "sk-hostile-0123456789abcdef"
@@ -637,7 +638,7 @@ SHORT_POLICY_CLI = (
     "from jeval_core.judges import http\n"  # where a server judge's connection makes its policy
     "http.RetryPolicy = functools.partial(http.RetryPolicy, attempts=2, base_delay=0.01, "
     "max_delay=0.05, timeout=2, total_seconds=4)\n"
-    "from jeval_core.cli import main\n"
+    "from jeval_core.commands.cli import main\n"
     "sys.argv[0] = 'jeval'\n"
     "raise SystemExit(main())\n"
 )

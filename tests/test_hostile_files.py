@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from test_hostile import ANSI_CLEAR, MULTI_LINE, assert_one_line_failure, run_cli
 
-from jeval_core import evaluator_files, evaluators, judges
+from jeval_core import evaluators, judges
 from jeval_core.calibration.profile import Curve, Figures, Fitted, Profile, ProfileError
 from jeval_core.case import Case
+from jeval_core.inputs import evaluator_files
 from jeval_core.scoring import score
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,7 +199,7 @@ def test_a_bad_profile_is_refused_when_read_back(name):
 
 def stored_body(name: str, body: str) -> None:
     """A profile row as an older jeval (or a hand edit) left it in the run store."""
-    from jeval_core.store import open_store, profiles_t
+    from jeval_core.runs.store import open_store, profiles_t
 
     with open_store() as store:
         store._transact(lambda conn: conn.execute(profiles_t.insert().values(
@@ -257,8 +258,9 @@ def test_a_custom_evaluators_words_print_inert_in_the_text_table(tmp_path):
 def two_runs_one_damaged() -> str:
     """Two lexical runs of the sample; the first one's definitions cell corrupted (a hand
     edit, a disk fault). The damaged run's id."""
-    from jeval_core import datasets, runs
-    from jeval_core.store import open_store, runs_t
+    from jeval_core.inputs import datasets
+    from jeval_core.runs import run as runs
+    from jeval_core.runs.store import open_store, runs_t
 
     sample = datasets.load(SAMPLE)
     with open_store() as store:
@@ -306,8 +308,8 @@ def test_a_share_link_with_6000_custom_evaluators_is_refused_before_any_work():
     import time
     import zlib
 
-    from jeval_core import share
     from jeval_core.errors import CaseError
+    from jeval_core.inputs import share
 
     data = {**CHUNKS.to_dict(), "custom_evaluators": many_definitions(6000)}
     raw = json.dumps(data, separators=(",", ":")).encode()
@@ -332,10 +334,10 @@ def test_a_case_file_with_33_custom_evaluators_is_one_line_exit_2(tmp_path):
 def test_a_resume_keeps_the_labels_given_in_the_store_over_the_dataset_files():
     from test_resume import FlakyJudge
 
-    from jeval_core import datasets
-    from jeval_core.labels import Labels
-    from jeval_core.runs import run_dataset
-    from jeval_core.store import open_store
+    from jeval_core.analysis.labels import Labels
+    from jeval_core.inputs import datasets
+    from jeval_core.runs.run import run_dataset
+    from jeval_core.runs.store import open_store
 
     sample = datasets.load(SAMPLE)
     chunks = len(sample.rows[0].case.context)
@@ -395,8 +397,8 @@ def test_a_reloaded_playground_is_held_at_the_cap_set_before_the_reload(monkeypa
 
 
 def test_duplicated_cases_do_not_leak_into_the_held_out_folds():
-    from jeval_core import datasets
     from jeval_core.calibration import profile
+    from jeval_core.inputs import datasets
 
     data = datasets.load(ROOT / "assets" / "datasets" / "labelled_helpdesk.jsonl")
     rows = profile.labelled(data.rows)
@@ -415,14 +417,14 @@ def test_duplicated_cases_do_not_leak_into_the_held_out_folds():
 SMALL_DISK_CLI = (
     "import sys\n"
     "from sqlalchemy import event\n"
-    "from jeval_core import store\n"
+    "from jeval_core.runs import store\n"
     "made = store._sqlite_engine\n"
     "def small(url):\n"
     "    engine = made(url)\n"
     "    event.listen(engine, 'connect', lambda c, _: c.execute('PRAGMA max_page_count = 60'))\n"
     "    return engine\n"
     "store._sqlite_engine = small\n"
-    "from jeval_core.cli import main\n"
+    "from jeval_core.commands.cli import main\n"
     "sys.argv[0] = 'jeval'\n"
     "raise SystemExit(main())\n"
 )

@@ -26,6 +26,30 @@ def imported(path: Path) -> set[str]:
     return found
 
 
+def imported_resolved(path: Path) -> set[str]:
+    """Every module `path` imports, relative imports resolved against its package; for
+    `from M import n` both M and M.n (n may be a module: `from jeval_core.runs import store`)."""
+    package = list(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def imports_of(sources: list[Path], forbidden: tuple[str, ...]) -> list[str]:
+    """Each `file imports module` among `sources` that names a forbidden module or its parts."""
+    assert sources, "no sources found: has the wing moved?"
+    return [f"{path.relative_to(ROOT)} imports {m}" for path in sources
+            for m in sorted(imported_resolved(path))
+            if any(m == f or m.startswith(f + ".") for f in forbidden)]
+
+
 def session_state_uses(path: Path) -> list[int]:
     """The lines where `path` names `st.session_state` (or any `.session_state`)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -37,6 +61,20 @@ def session_state_uses(path: Path) -> list[int]:
 def test_the_core_never_imports_streamlit_or_the_pages(path):
     wrong = {m for m in imported(path) if m.split(".")[0] in ("streamlit", "pages", "app")}
     assert not wrong, f"{path.relative_to(ROOT)} imports {sorted(wrong)}"
+
+
+def test_the_app_never_imports_the_commands_wing():
+    """The pages ask the core, never the command line: app.py and pages/ never import
+    jeval_core.commands (a judge's connection rules live on its catalog entry)."""
+    wrong = imports_of(PAGE_SOURCES, ("jeval_core.commands",))
+    assert not wrong, wrong
+
+
+def test_the_inputs_wing_never_imports_the_runs_wing():
+    """What comes in (case files, datasets, evaluator files, links) is read without the store
+    or a run: jeval_core/inputs never imports jeval_core.runs."""
+    wrong = imports_of(sorted((ROOT / "jeval_core" / "inputs").rglob("*.py")), ("jeval_core.runs",))
+    assert not wrong, wrong
 
 
 @pytest.mark.parametrize("path", [p for p in PAGE_SOURCES if p != ROOT / "pages/app/state.py"],

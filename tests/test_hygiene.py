@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from jeval_core import datasets, export, judges
-from jeval_core.runs import run_dataset
-from jeval_core.store import open_store
+from jeval_core import export, judges
+from jeval_core.inputs import datasets
+from jeval_core.runs.run import run_dataset
+from jeval_core.runs.store import open_store
 
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
 FIRST_ROW = json.loads(SAMPLE.read_text().splitlines()[0])
@@ -25,8 +26,8 @@ FIRST_ROW = json.loads(SAMPLE.read_text().splitlines()[0])
 
 def jeval(*args: str, db: Path, **kwargs) -> subprocess.CompletedProcess:
     env = {**os.environ, "JEVAL_DB": f"sqlite:///{db}", "TYPESAFE_API_KEY": ""}
-    return subprocess.run([sys.executable, "-m", "jeval_core.cli", *args], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=120,
+    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args], env=env,
+                          cwd=ROOT, capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL, **kwargs)
 
 
@@ -135,7 +136,8 @@ def test_jeval_score_still_checks_a_rows_labels(tmp_path):
 
 
 def test_a_case_with_more_chunks_than_the_cap_is_refused_saying_the_cap():
-    from jeval_core import CaseError, casefile
+    from jeval_core import CaseError
+    from jeval_core.inputs import casefile
 
     with pytest.raises(CaseError, match=f"at most {casefile.MAX_CHUNKS}"):
         casefile.parse({"input": "q?", "context": ["x"] * (casefile.MAX_CHUNKS + 1)})

@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from jeval_core import datasets
 from jeval_core.calibration import profile
 from jeval_core.evaluators import chunk_relevance
+from jeval_core.inputs import datasets
 from jeval_core.judges.local import LocalJudge
 from jeval_core.request import pack
 

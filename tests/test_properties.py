@@ -8,7 +8,8 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jeval_core import Case, JevalError, casefile, evaluators, score
+from jeval_core import Case, JevalError, evaluators, score
+from jeval_core.inputs import casefile
 from jeval_core.judges.lexical import LexicalJudge
 from jeval_core.judges.local import LocalJudge
 from jeval_core.request import pack

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from jeval_core import ranking
+from jeval_core.analysis import ranking
 from jeval_core.errors import JevalError
 
 # The retriever's order: relevant at ranks 2 and 4 of 5.
@@ -55,8 +55,8 @@ def test_k_below_one_is_refused_with_the_reason():
 def test_a_run_summary_carries_every_ranking_metric_and_reads_it_back():
     from conftest import ROOT
 
-    from jeval_core import datasets
-    from jeval_core.aggregate import Summary, summarise
+    from jeval_core.analysis.aggregate import Summary, summarise
+    from jeval_core.inputs import datasets
 
     data = datasets.load(ROOT / "assets" / "datasets" / "sample.jsonl")
     summary = summarise(data.rows, [])

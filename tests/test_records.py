@@ -8,14 +8,15 @@ import json
 import pytest
 from conftest import ROOT
 
-from jeval_core import datasets, evaluators, judges, verdicts
+from jeval_core import evaluators, judges, verdicts
 from jeval_core.address import Address
-from jeval_core.aggregate import Summary
-from jeval_core.records import StoredReport
+from jeval_core.analysis.aggregate import Summary
+from jeval_core.inputs import datasets
 from jeval_core.results import Result
-from jeval_core.runs import run_dataset
+from jeval_core.runs.records import StoredReport
+from jeval_core.runs.run import run_dataset
+from jeval_core.runs.store import open_store
 from jeval_core.scoring import score
-from jeval_core.store import open_store
 
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
 
@@ -63,7 +64,7 @@ def test_a_binary_scores_label_survives_the_store():
 
 
 def test_a_case_row_that_no_longer_reads_has_no_row_but_keeps_its_text():
-    from jeval_core.records import CaseRow
+    from jeval_core.runs.records import CaseRow
 
     odd = CaseRow(0, "x", {"input": "q?", "unknown_field": 1}, None, "err", None, {}, 0, 0.0)
     assert odd.row is None and odd.case.input == "q?" and odd.results == {}

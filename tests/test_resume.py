@@ -20,11 +20,12 @@ from postgres import new_database, postgres_url  # noqa: F401  (a session fixtur
 from tcp_proxy import TcpProxy
 from test_runs import CHUNKS, SAMPLE, Counting
 
-from jeval_core import datasets, errors, judges
+from jeval_core import errors, judges
 from jeval_core.errors import JudgeError
+from jeval_core.inputs import datasets
 from jeval_core.judges.base import Answers, ForwardingJudge
-from jeval_core.runs import run_dataset
-from jeval_core.store import open_store
+from jeval_core.runs.run import run_dataset
+from jeval_core.runs.store import open_store
 
 KEY = "sk-resume-test-7777bbbb"
 KEY_VARIABLES = ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "OPENROUTER_API_KEY")
@@ -34,7 +35,7 @@ def jeval(*args: str, db: Path | str, env: dict[str, str] | None = None,
           **kwargs) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
     url = db if isinstance(db, str) else f"sqlite:///{db}"
-    return subprocess.run([sys.executable, "-m", "jeval_core.cli", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args], cwd=ROOT,
                           env={**clean, "JEVAL_DB": url, **(env or {})}, capture_output=True,
                           text=True, timeout=300, stdin=subprocess.DEVNULL, **kwargs)
 
@@ -252,7 +253,7 @@ def test_the_cli_says_store_outages_in_one_line_with_the_resume_command(
     data = big_dataset(tmp_path)
     clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jeval_core.cli", "run", str(data), "--judge", "lexical",
+        [sys.executable, "-m", "jeval_core.commands.cli", "run", str(data), "--judge", "lexical",
          "--concurrency", "1"], cwd=ROOT, env={**clean, "JEVAL_DB": url,
                                               "JEVAL_DB_TIMEOUT": "2"},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -277,7 +278,7 @@ def test_ctrl_c_prints_one_line_with_what_was_kept_and_the_resume_command(tmp_pa
     data = big_dataset(tmp_path)
     clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jeval_core.cli", "run", str(data), "--judge", "lexical",
+        [sys.executable, "-m", "jeval_core.commands.cli", "run", str(data), "--judge", "lexical",
          "--concurrency", "1"], cwd=ROOT, env={**clean, "JEVAL_DB": f"sqlite:///{db}"},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -353,8 +354,8 @@ def test_an_openai_resume_asked_another_way_is_refused_naming_the_runs_setting(
 
 
 def test_the_summary_after_a_resume_reads_the_labels_a_person_gave_in_the_store(tmp_path):
-    from jeval_core.cli_run import render_agreement
-    from jeval_core.labels import Labels
+    from jeval_core.analysis.labels import Labels
+    from jeval_core.commands.cli_run import render_agreement
 
     db = tmp_path / "runs.db"
     run_id = stopped_run(db)

@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from jeval_core import datasets, judges
+from jeval_core import judges
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS
+from jeval_core.inputs import datasets
 from jeval_core.judges.base import Answers, ForwardingJudge
-from jeval_core.runs import run_dataset
-from jeval_core.store import open_store
+from jeval_core.runs.run import run_dataset
+from jeval_core.runs.store import open_store
 
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
 CHUNKS = [EVALUATORS["chunk_relevance"]]
@@ -119,7 +120,7 @@ def test_each_row_runs_its_own_evaluators_unless_the_run_names_some(store, tmp_p
 
 def jeval(*args: str, db: Path, **kwargs) -> subprocess.CompletedProcess:
     env = {**os.environ, "JEVAL_DB": f"sqlite:///{db}", "TYPESAFE_API_KEY": ""}
-    return subprocess.run([sys.executable, "-m", "jeval_core.cli", *args], env=env,
+    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args], env=env,
                           capture_output=True, text=True, timeout=300, cwd=ROOT, **kwargs)
 
 
@@ -175,7 +176,7 @@ def test_jeval_run_without_a_key_says_which_cases_to_resume(tmp_path):
 def test_a_killed_jeval_run_loses_no_finished_case(tmp_path):
     db = tmp_path / "runs.db"
     env = {**os.environ, "JEVAL_DB": f"sqlite:///{db}"}
-    proc = subprocess.Popen([sys.executable, "-m", "jeval_core.cli", "run", str(SAMPLE),
+    proc = subprocess.Popen([sys.executable, "-m", "jeval_core.commands.cli", "run", str(SAMPLE),
                              "--concurrency", "1"], env=env, cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -206,7 +207,7 @@ def test_a_killed_jeval_run_loses_no_finished_case(tmp_path):
 
 
 def test_an_empty_history_starts_with_the_example_runs_of_their_fixture(store):
-    from jeval_core.runs import SEEDS, read_examples, seed
+    from jeval_core.runs.run import SEEDS, read_examples, seed
 
     fixture = read_examples()
     made = seed(store)
@@ -226,8 +227,8 @@ def test_the_example_runs_are_what_their_judges_say_today():
     """The fixture names its judges and dataset; the first cases of each run, scored again by
     the judge it names, give the very verdicts and scores it keeps."""
     from jeval_core import evaluators
-    from jeval_core.batch import score_many
-    from jeval_core.runs import read_examples
+    from jeval_core.runs.batch import score_many
+    from jeval_core.runs.run import read_examples
 
     fixture = read_examples()
     sample = datasets.load(SAMPLE)
@@ -248,7 +249,7 @@ def test_a_playground_case_is_kept_as_a_run_of_one_case_without_asking_again(sto
     from conftest import load_file
 
     from jeval_core import score
-    from jeval_core.runs import PLAYGROUND, save_case
+    from jeval_core.runs.run import PLAYGROUND, save_case
 
     loaded = load_file("noisy_retrieval")
     report = score(loaded.case, loaded.chosen(), judges.get("lexical"),

@@ -189,8 +189,9 @@ def test_the_words_that_drove_p_are_the_same_when_remembered(judge):
 
 LOAD_COUNT = """
 import sys
-from jeval_core import datasets, judges
-from jeval_core.batch import score_many
+from jeval_core import judges
+from jeval_core.inputs import datasets
+from jeval_core.runs.batch import score_many
 from jeval_core.judges import embedder as module
 
 loads = []

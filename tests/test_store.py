@@ -17,11 +17,13 @@ from conftest import EXAMPLES, ROOT
 from jev_servers import down_url
 from postgres import new_database, postgres_url  # noqa: F401  (a session fixture)
 
-from jeval_core import casefile, judges, migrations, store
-from jeval_core.aggregate import EvaluatorSummary, Summary
+from jeval_core import judges
+from jeval_core.analysis.aggregate import EvaluatorSummary, Summary
 from jeval_core.errors import JevalError
+from jeval_core.inputs import casefile
+from jeval_core.runs import migrations, store
+from jeval_core.runs.store import open_store
 from jeval_core.scoring import score
-from jeval_core.store import open_store
 
 AGGREGATES = Summary(3, passed=2, failed=1, evaluators={
     "faithfulness": EvaluatorSummary("faithfulness", scored=3, passed=2, failed=1,
@@ -246,7 +248,7 @@ def test_an_empty_database_gets_every_migration(url: str) -> None:
 WRITER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from jeval_core.store import open_store
+    from jeval_core.runs.store import open_store
     url, run_id, first, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
     with open_store(url) as s:
         Path(f"{go}.{first}").touch()  # ready
@@ -351,7 +353,7 @@ def test_jeval_db_may_be_a_plain_file_path(monkeypatch: pytest.MonkeyPatch,
 
 def test_an_uncreatable_data_folder_is_bad_configuration_not_a_bug() -> None:
     env = {k: v for k, v in __import__("os").environ.items() if k != "JEVAL_DB"}
-    done = subprocess.run([sys.executable, "-m", "jeval_core.cli", "runs"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", "runs"], cwd=ROOT,
                           env={**env, "XDG_DATA_HOME": "/etc/passwd"}, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 2, done.stderr
@@ -366,8 +368,8 @@ def test_a_store_server_that_never_answers_is_one_line_and_exit_3() -> None:
     try:
         started = time.monotonic()
         done = subprocess.run(
-            [sys.executable, "-m", "jeval_core.cli", "runs"], cwd=ROOT, capture_output=True,
-            text=True, timeout=120,
+            [sys.executable, "-m", "jeval_core.commands.cli", "runs"], cwd=ROOT,
+            capture_output=True, text=True, timeout=120,
             env={**__import__("os").environ, "JEVAL_DB_TIMEOUT": "2",
                  "JEVAL_DB": f"postgresql+psycopg://jeval:hunter2secret@127.0.0.1:{silent.port}/x"})
         took = time.monotonic() - started

@@ -62,11 +62,6 @@ def held_out_part(topic: str, share: int = 3) -> bool:
     return int(hashlib.sha1(topic.encode("utf-8")).hexdigest(), 16) % 10 < share
 
 
-def folds_by_topic(topics: Sequence[str], k: int = 5) -> np.ndarray:
-    """A fold number per row; every row of one topic in the same fold."""
-    return np.array([int(hashlib.sha1(t.encode("utf-8")).hexdigest(), 16) % k for t in topics])
-
-
 def auc(p: np.ndarray, y: np.ndarray) -> float | None:
     """Probability that a random positive gets a higher p than a random negative."""
     pos, neg = p[y == 1], p[y == 0]

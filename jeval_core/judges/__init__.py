@@ -18,7 +18,9 @@ from .catalog import (
     labels,
     names,
     offline_names,
+    server_module,
 )
 
 __all__ = ["DEFAULT", "Answers", "Entry", "Judge", "OfflineJudge", "Usage", "entry", "get",
-           "hosted_name", "is_hosted", "known", "labels", "names", "offline_names"]
+           "hosted_name", "is_hosted", "known", "labels", "names", "offline_names",
+           "server_module"]

@@ -35,6 +35,9 @@ class Entry:
     base_url_env: str = ""
     default_base_url: str = ""
     names_model: bool = False  # no default model: the user names one of the server's
+    # the module that holds its connection rules, loaded on first use: `normalise_base_url`,
+    # `configured_base_url` and `key_from_env` (see `server_module`)
+    connection: Callable[[], Any] | None = None
     # One request per question (the openai judge): the request view shows the prompt
     # template and the case's requests, input and cached tokens, not one System One body.
     per_question: bool = False
@@ -74,6 +77,18 @@ def _openai(**settings: Any) -> Judge:
     return OpenAIJudge(**settings)
 
 
+def _jev_connection() -> Any:
+    from . import jev
+
+    return jev
+
+
+def _openai_connection() -> Any:
+    from . import openai_compat
+
+    return openai_compat
+
+
 DEFAULT = "local"
 CATALOG: dict[str, Entry] = {e.name: e for e in (
     Entry("local", "Local", "Local (offline, default)", _local, explains=True,
@@ -83,11 +98,12 @@ CATALOG: dict[str, Entry] = {e.name: e for e in (
     # the hosted judge keeps its own rate limits, so a run may keep more cases in flight
     Entry("jev", "Jev", "Jev (hosted, needs a key)", _jev, hosted=True, needs_key=True,
           concurrency=8, key_env="TYPESAFE_API_KEY", base_url_env="TYPESAFE_BASE_URL",
-          default_base_url="https://api.typesafe.ai"),
+          default_base_url="https://api.typesafe.ai", connection=_jev_connection),
     # the user's own model: each case's questions already go out concurrently
     Entry("openai", "your model", "Your own LLM (any OpenAI-compatible server)", _openai,
           hosted=True, concurrency=2, key_env="OPENAI_API_KEY", base_url_env="OPENAI_BASE_URL",
-          default_base_url="https://api.openai.com/v1", names_model=True, per_question=True),
+          default_base_url="https://api.openai.com/v1", names_model=True, per_question=True,
+          connection=_openai_connection),
 )}
 
 
@@ -121,6 +137,15 @@ def hosted_name() -> str | None:
 
 def is_hosted(name: str) -> bool:
     return known(name) and CATALOG[name].hosted
+
+
+def server_module(name: str | None) -> Any:
+    """The module of the server judge `name` (jev or openai): its base URL and key rules, as
+    its entry names them; no name, or a judge with no server, gets jev's (as it always has)."""
+    found = entry(name) if name else None
+    if found is not None and found.connection is not None:
+        return found.connection()
+    return _jev_connection()
 
 
 def get(name: str, **settings: Any) -> Judge:

@@ -9,11 +9,12 @@ import uuid
 
 import streamlit as st
 
-from jeval_core import Case, CaseError, judges, share
+from jeval_core import Case, CaseError, judges
 from jeval_core import evaluators as registry
-from jeval_core.casefile import CaseFile
+from jeval_core.analysis.labels import Labels, merged
 from jeval_core.evaluators import Evaluator
-from jeval_core.labels import Labels, merged
+from jeval_core.inputs import share
+from jeval_core.inputs.casefile import CaseFile
 from jeval_core.wire import parse_json
 from pages.app import custom, resources, state
 

@@ -12,7 +12,7 @@ import hashlib
 from typing import Any
 
 from jeval_core import JevalError, judges, live, wire
-from jeval_core.cli_judge import server_module
+from jeval_core.judges import server_module
 from jeval_core.scoring import run
 from pages.app import state
 

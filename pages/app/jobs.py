@@ -21,7 +21,7 @@ from typing import Any
 
 from jeval_core.errors import JevalError
 from jeval_core.judges.base import Answers, ForwardingJudge, Judge
-from jeval_core.runs import Progress
+from jeval_core.runs.run import Progress
 from jeval_core.text import one_line
 
 

@@ -12,14 +12,15 @@ from typing import Any
 
 import streamlit as st
 
-from jeval_core import CaseError, JevalError, JudgeError, casefile, evaluator_files, judges
+from jeval_core import CaseError, JevalError, JudgeError, judges
 from jeval_core import evaluators as registry
-from jeval_core.casefile import CaseFile
 from jeval_core.evaluators.custom import Definition
+from jeval_core.inputs import casefile, evaluator_files
+from jeval_core.inputs.casefile import CaseFile
 from jeval_core.judges import Judge
 from jeval_core.judges.jev import KEY_ENV
+from jeval_core.runs.store import Store, default_url, open_store
 from jeval_core.scoring import prepare, run
-from jeval_core.store import Store, default_url, open_store
 
 # the sidebar's profile is read in state.py; this name stays for issue 31 §1's Compare caption
 from pages.app.state import calibration_for as calibration_for

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from jeval_core.records import CaseRow
 from jeval_core.results import Result
+from jeval_core.runs.records import CaseRow
 from pages.app import state
 from pages.app.views import verdict
 from pages.app.views.text import inert

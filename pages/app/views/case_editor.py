@@ -11,9 +11,10 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitAPIException
 
-from jeval_core import Case, CaseError, casefile, evaluator_files, share
+from jeval_core import Case, CaseError
 from jeval_core.address import Address
 from jeval_core.evaluators import NAMES, Evaluator
+from jeval_core.inputs import casefile, evaluator_files, share
 from jeval_core.text import one_line
 from pages.app import case as editing
 from pages.app import custom, resources, state

@@ -8,7 +8,7 @@ import json
 import streamlit as st
 
 from jeval_core import judges
-from jeval_core.share import MAX_TOKEN_CHARS
+from jeval_core.inputs.share import MAX_TOKEN_CHARS
 from pages.app import case as editing
 from pages.app import state
 

@@ -8,8 +8,8 @@ import streamlit as st
 
 from jeval_core import Case, JevalError, Report, judges
 from jeval_core.address import Address
+from jeval_core.analysis.labels import on_case
 from jeval_core.evaluators import Evaluator
-from jeval_core.labels import on_case
 from jeval_core.request import pack
 from jeval_core.scoring import DetailRow
 from pages.app import case as editing
@@ -129,8 +129,8 @@ def keep_as_run(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> No
     """Keep this scored case in the run history (the Dashboard) as a run of one case."""
 
     def keep() -> None:
-        from jeval_core import runs
-        from jeval_core.casefile import CaseFile
+        from jeval_core.inputs.casefile import CaseFile
+        from jeval_core.runs import run as runs
         try:
             run_id = runs.save_case(resources.store(), CaseFile(
                 case, chosen, dict(report.thresholds), extra=editing.labels().to_extra()),

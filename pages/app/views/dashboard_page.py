@@ -13,10 +13,11 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from jeval_core import run_diff, runs
+from jeval_core.analysis import run_diff
 from jeval_core.errors import JevalError
-from jeval_core.records import RunSummary
-from jeval_core.store import Store
+from jeval_core.runs import run as runs
+from jeval_core.runs.records import RunSummary
+from jeval_core.runs.store import Store
 from jeval_core.text import one_line
 from pages.app import resources, state
 from pages.app.views import stored_run, verdict

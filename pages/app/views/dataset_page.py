@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from jeval_core import judges, runs
-from jeval_core.datasets import Dataset
+from jeval_core import judges
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
-from jeval_core.records import RunSummary
-from jeval_core.store import Store
+from jeval_core.inputs.datasets import Dataset
+from jeval_core.runs import run as runs
+from jeval_core.runs.records import RunSummary
+from jeval_core.runs.store import Store
 from jeval_core.text import one_line
 from pages.app import custom, jobs, resources, state
 from pages.app.views import datasets, progress, stored_run

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from jeval_core import datasets
-from jeval_core.datasets import Dataset
 from jeval_core.errors import CaseError
-from jeval_core.runs import SAMPLE
+from jeval_core.inputs import datasets
+from jeval_core.inputs.datasets import Dataset
+from jeval_core.runs.run import SAMPLE
 from pages.app.state import Keys
 from pages.app.views.boundary import error_line
 from pages.app.views.text import inert, plural

@@ -11,8 +11,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from jeval_core import Case, CaseError, JevalError, evaluator_files, judges
+from jeval_core import Case, CaseError, JevalError, judges
 from jeval_core.evaluators.custom import ABOUT, DIRECTIONS, REDUCERS, Definition, evaluator
+from jeval_core.inputs import evaluator_files
 from jeval_core.scoring import Report, prepare, run
 from pages.app import custom, hosted, resources, state
 from pages.app.views.text import inert

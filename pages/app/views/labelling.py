@@ -13,12 +13,12 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from jeval_core import agreement, labels
 from jeval_core.address import Address
+from jeval_core.analysis import agreement, labels
 from jeval_core.calibration import profile
 from jeval_core.errors import JevalError
-from jeval_core.records import CaseRow, RunSummary
-from jeval_core.store import Store
+from jeval_core.runs.records import CaseRow, RunSummary
+from jeval_core.runs.store import Store
 from pages.app import resources, state
 from pages.app.state import Keys
 from pages.app.views.boundary import error_line

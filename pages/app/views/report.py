@@ -14,8 +14,9 @@ from collections.abc import Callable
 import pyarrow as pa
 import streamlit as st
 
-from jeval_core import Report, export, judges, ranking
+from jeval_core import Report, export, judges
 from jeval_core.address import Address
+from jeval_core.analysis import ranking
 from jeval_core.evaluators import Evaluator
 from jeval_core.judges.card import card as measured_card
 from jeval_core.request import one_call_per_question

@@ -16,12 +16,15 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from jeval_core import export, judges, ranking, runs, share
+from jeval_core import export, judges
 from jeval_core.address import Address
-from jeval_core.aggregate import RankingSummary
+from jeval_core.analysis import ranking
+from jeval_core.analysis.aggregate import RankingSummary
 from jeval_core.errors import JevalError
-from jeval_core.records import CaseRow, RunSummary
-from jeval_core.store import Store
+from jeval_core.inputs import share
+from jeval_core.runs import run as runs
+from jeval_core.runs.records import CaseRow, RunSummary
+from jeval_core.runs.store import Store
 from jeval_core.text import one_line
 from pages.app.state import Keys
 from pages.app.views import labelling, verdict

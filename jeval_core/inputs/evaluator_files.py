@@ -20,11 +20,11 @@ from typing import Any
 
 import tomli_w
 
-from .errors import CaseError
-from .evaluators import Evaluator
-from .evaluators.custom import Definition, evaluator
+from ..errors import CaseError
+from ..evaluators import Evaluator
+from ..evaluators.custom import Definition, evaluator
+from ..text import one_line
 from .files import read_capped
-from .text import one_line
 
 TABLE = "evaluator"
 MAX_FILE_BYTES = 1024 * 1024

@@ -15,23 +15,23 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from . import evaluator_files
-from . import evaluators as registry
-from .aggregate import Summary, summarise
+from .. import evaluators as registry
+from ..analysis.aggregate import Summary, summarise
+from ..analysis.labels import Labels
+from ..errors import JevalError, StoreFull, StoreUnavailable
+from ..evaluators import Evaluator
+from ..inputs import evaluator_files
+from ..inputs.casefile import CaseFile
+from ..inputs.datasets import Dataset
+from ..judges import is_hosted
+from ..judges.base import Answers, ForwardingJudge, Judge
+from ..request import Packed
+from ..results import Result
+from ..scoring import Report
+from ..text import one_line
 from .batch import Outcome, score_many
-from .casefile import CaseFile
-from .datasets import Dataset
-from .errors import JevalError, StoreFull, StoreUnavailable
-from .evaluators import Evaluator
-from .judges import is_hosted
-from .judges.base import Answers, ForwardingJudge, Judge
-from .labels import Labels
 from .records import RunSummary, StoredReport
-from .request import Packed
-from .results import Result
-from .scoring import Report
 from .store import Store
-from .text import one_line
 
 SLICE = 64  # cases scored between two checks for "cancel"; each lands in the store at once
 
@@ -326,7 +326,7 @@ def _finish(store: Store, run_id: str, dataset: Dataset,
     return summary
 
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
 # The example runs a new history starts with: scored once by `python bench/example_runs.py`
 # (which says the judge and the commit in the file) and loaded from here, never rescored.
@@ -397,7 +397,7 @@ def save_case(store: Store, loaded: CaseFile, report: Report, name: str | None =
     import hashlib
     import json
 
-    from .datasets import DatasetRow
+    from ..inputs.datasets import DatasetRow
 
     marks = Labels.from_extra(loaded.extra, len(loaded.case.context))
     row = DatasetRow(line=1, id="case", casefile=loaded,

@@ -11,8 +11,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .calibration.profile import Profile
-    from .judges import Judge
+    from ..calibration.profile import Profile
+    from ..judges import Judge
 
 # `--judge openai` only: how its questions are sent, and what its tokens cost
 OPENAI_FLAGS = {"endpoint": "--endpoint", "concurrency": "--per-case",
@@ -43,8 +43,8 @@ def _openai_settings(args: argparse.Namespace) -> dict[str, object]:
 
 def chosen_judge(args: argparse.Namespace) -> Judge:
     """The judge `--judge` names; `--base-url` and `--model` only for a server judge."""
-    from . import judges
-    from .errors import CaseError
+    from .. import judges
+    from ..errors import CaseError
 
     named = getattr(args, "calibration", None)
     if named and not judges.entry(args.judge).calibrates:
@@ -67,9 +67,9 @@ def calibration(value: str) -> Profile:
     the run store (`jeval calibrate ... --name NAME`)."""
     from pathlib import Path
 
-    from .calibration.profile import MAX_BYTES, Profile, ProfileError
-    from .files import read_capped
-    from .text import one_line
+    from ..calibration.profile import MAX_BYTES, Profile, ProfileError
+    from ..inputs.files import read_capped
+    from ..text import one_line
 
     path = Path(value)
     if value.endswith(".json") or (path.exists() and not path.is_dir()):
@@ -80,34 +80,21 @@ def calibration(value: str) -> Profile:
             return Profile.from_json(raw)
         except ProfileError as err:
             raise ProfileError(f"{one_line(value, 200)}: {err}") from None
-    from .store import open_store
+    from ..runs.store import open_store
 
     with open_store() as store:
         return store.profile(value)
-
-
-def server_module(name: str | None) -> Any:
-    """The module of the server judge `name` (jev or openai): its base URL and key rules."""
-    from . import judges
-
-    if name and judges.entry(name).per_question:
-        from .judges import openai_compat
-
-        return openai_compat
-    from .judges import jev
-
-    return jev
 
 
 def hosted_judge(base_url: str | None, model: str | None, name: str | None = None,
                  **settings: Any) -> Any:
     """The server judge `name` (jev by default) on `base_url`; its key from the environment
     (only for the server it was configured for), else a hidden prompt (Enter: none)."""
-    from . import judges, wire
-    from .judges.http import Secret
+    from .. import judges, wire
+    from ..judges.http import Secret
 
     name = name or judges.hosted_name() or ""
-    module = server_module(name)
+    module = judges.server_module(name)
     url = module.normalise_base_url(base_url)
     key = module.key_from_env(url)
     if key is None and sys.stdin.isatty():

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..case import Case
+from ..errors import CaseError
+from ..text import clean, clean_json, one_line
+from ..wire import STRICT_DECODER
 from . import casefile
-from .case import Case
 from .casefile import CaseFile, kind
-from .errors import CaseError
 from .files import read_capped
-from .text import clean, clean_json, one_line
-from .wire import STRICT_DECODER
 
 MAX_BYTES = 64 * 1024 * 1024
 MAX_ROWS = 100_000

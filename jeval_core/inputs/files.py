@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import CaseError
-from .text import one_line
+from ..errors import CaseError
+from ..text import one_line
 
 
 def read_capped(path: str | Path, limit: int, too_big: str, shown: str | None = None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, cast
 
-from .errors import SCORED
+from ..errors import SCORED
 
 
 def add_parser(sub: Any) -> None:
@@ -45,10 +45,10 @@ def add_profiles_parser(sub: Any) -> None:
 def profiles_main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from ..errors import CaseError
+    from ..runs.store import open_store
+    from ..text import one_line, shell_word
     from .cli_judge import calibration
-    from .errors import CaseError
-    from .store import open_store
-    from .text import one_line, shell_word
 
     if args.out and not args.export:
         raise CaseError("--out says where --export writes: add --export NAME")
@@ -93,9 +93,10 @@ def profiles_main(args: argparse.Namespace) -> int:
 def main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from . import datasets, judges
-    from .calibration import profile
-    from .errors import CaseError
+    from .. import judges
+    from ..calibration import profile
+    from ..errors import CaseError
+    from ..inputs import datasets
 
     if not 2 <= args.folds <= 20:
         raise CaseError(f"--folds {args.folds}: choose 2 to 20 folds")
@@ -120,7 +121,7 @@ def main(args: argparse.Namespace) -> int:
         Path(args.out).write_text(fitted.to_json() + "\n", encoding="utf-8")
         print(f"wrote {args.out}")
     if not args.no_save:
-        from .store import open_store
+        from ..runs.store import open_store
 
         with open_store() as store:
             store.save_profile(fitted)

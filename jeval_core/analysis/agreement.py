@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .calibration.fitting import auc, kappa
+from ..calibration.fitting import auc, kappa
+from ..results import Result
 from .labels import CHUNK_RELEVANCE, Labels
-from .results import Result
 
 DRAWS = 1000  # bootstrap resamples: intervals steady to about a hundredth
 SEED = 20261202  # a fixed seed: the same labels always give the same interval

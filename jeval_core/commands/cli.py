@@ -27,12 +27,12 @@ import argparse  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from typing import TYPE_CHECKING, NoReturn  # noqa: E402
 
-from .errors import BAD_INPUT, FAILED, INTERNAL, SCORED  # noqa: E402
+from ..errors import BAD_INPUT, FAILED, INTERNAL, SCORED  # noqa: E402
 
 if TYPE_CHECKING:
-    from .casefile import CaseFile
-    from .evaluators import Evaluator
-    from .scoring import Report
+    from ..evaluators import Evaluator
+    from ..inputs.casefile import CaseFile
+    from ..scoring import Report
 
 INTERRUPTED = 130
 KEY_VARIABLES = ("TYPESAFE_API_KEY", "OPENROUTER_API_KEY")
@@ -69,8 +69,8 @@ def _main(argv: Sequence[str] | None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")  # a terminal that is not UTF-8 still works
-    from .errors import JevalError
-    from .text import one_line, remember_secret
+    from ..errors import JevalError
+    from ..text import one_line, remember_secret
 
     for variable in KEY_VARIABLES:  # redacted from every message, e.g. a key pasted as a path
         remember_secret(os.environ.get(variable, ""))
@@ -92,8 +92,8 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _build_parser() -> _Parser:
-    from . import __version__, judges, wire
-    from .evaluators import NAMES
+    from .. import __version__, judges, wire
+    from ..evaluators import NAMES
 
     model = wire.DEFAULT_MODEL
     parser = _Parser(prog="jeval", description="Evaluate RAG outputs with one packed judge "
@@ -165,9 +165,9 @@ def _build_parser() -> _Parser:
 
 
 def _run_request(args: argparse.Namespace) -> int:
-    from . import wire
-    from .errors import CaseError
-    from .request import pack
+    from .. import wire
+    from ..errors import CaseError
+    from ..request import pack
 
     loaded = _load(args.case, args.evaluators, _custom(args))
     packed = pack(loaded.case, loaded.chosen(), (args.model or "").strip() or wire.DEFAULT_MODEL)
@@ -179,9 +179,9 @@ def _run_request(args: argparse.Namespace) -> int:
 
 
 def _run_score(args: argparse.Namespace) -> int:
-    from . import evaluators
-    from .errors import CaseError
-    from .scoring import score
+    from .. import evaluators
+    from ..errors import CaseError
+    from ..scoring import score
 
     if "-" in args.cases and len(args.cases) > 1:
         raise CaseError("- (standard input) cannot be mixed with case files")
@@ -224,7 +224,7 @@ def _run_models(args: argparse.Namespace) -> int:
 
 def _custom(args: argparse.Namespace) -> dict[str, Evaluator]:
     """The custom evaluators of every --evaluators-file, by name."""
-    from . import evaluator_files
+    from ..inputs import evaluator_files
 
     return evaluator_files.evaluators(evaluator_files.read(args.evaluators_file))
 
@@ -234,10 +234,11 @@ def _load(path: str, evaluators_arg: str | None, custom: dict[str, Evaluator]) -
     or from the case), else the case's own choice plus every custom evaluator given."""
     from dataclasses import replace
 
-    from . import casefile, evaluators
+    from .. import evaluators
+    from ..inputs import casefile
 
     loaded = casefile.decode(_read(path), "standard input" if path == "-" else path)
-    from .datasets import check_row_fields
+    from ..inputs.datasets import check_row_fields
 
     check_row_fields(loaded)  # a dataset row is a case: its labels must fit its chunks
     if evaluators_arg is not None:
@@ -253,9 +254,9 @@ def _load(path: str, evaluators_arg: str | None, custom: dict[str, Evaluator]) -
 def _read(path: str) -> bytes:
     from pathlib import Path
 
-    from .casefile import MAX_FILE_BYTES
-    from .errors import CaseError
-    from .text import one_line
+    from ..errors import CaseError
+    from ..inputs.casefile import MAX_FILE_BYTES
+    from ..text import one_line
 
     shown = one_line(path, 120)
     if _looks_like_a_key(path):
@@ -283,7 +284,7 @@ def _looks_like_a_key(arg: str) -> bool:
 
 def _require_fields(loaded: CaseFile) -> None:
     """An evaluator asked for with an empty field it needs is bad input (bar `expected`)."""
-    from .errors import CaseError
+    from ..errors import CaseError
 
     case, chosen = loaded.case, loaded.chosen()
     for field in ("context", "input", "output"):
@@ -309,7 +310,7 @@ APPROXIMATE = (" approximate: an offline judge answers a custom question from it
 
 def render_text(report: Report) -> str:
     """A readable table of results, then each evaluator's questions with their p."""
-    from .text import one_line
+    from ..text import one_line
 
     t = report.packed.tokens
     head = f"judge: {report.judge}"
@@ -355,7 +356,7 @@ def _table(rows: Sequence[tuple[str, ...]], indent: str = "") -> list[str]:
     """Aligned columns, every cell printed inert: a custom evaluator's question and verdict
     words come from a file someone sent (no escape sequence, no newline reaches the
     terminal)."""
-    from .text import one_line
+    from ..text import one_line
 
     rows = [tuple(one_line(c, MAX_CELL) for c in r) for r in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
@@ -370,7 +371,7 @@ def _print_json(value: object) -> None:
 
 
 def _fail(message: str, code: int) -> NoReturn:
-    from .text import one_line
+    from ..text import one_line
 
     print(f"jeval: {one_line(message, 600)}", file=sys.stderr)
     raise SystemExit(code)

@@ -12,13 +12,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import evaluators as registry
+from ..case import Case
+from ..errors import CaseError
+from ..evaluators import Evaluator
+from ..text import clean_json
+from ..wire import parse_json
 from . import evaluator_files
-from . import evaluators as registry
-from .case import Case
-from .errors import CaseError
-from .evaluators import Evaluator
-from .text import clean_json
-from .wire import parse_json
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # far beyond Jev's budgets; refused before parsing
 # Chunks per case: more than Jev's budgets hold of ordinary chunks (~359 of 40 words with

@@ -17,10 +17,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .errors import JevalError
+from ..errors import JevalError
 
 if TYPE_CHECKING:
-    from .datasets import DatasetRow
+    from ..inputs.datasets import DatasetRow
 
 
 def _check(k: int, metric: str) -> None:

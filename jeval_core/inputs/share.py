@@ -16,12 +16,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import casefile, evaluator_files, judges
-from .case import Case
+from .. import judges
+from ..case import Case
+from ..errors import CaseError
+from ..evaluators import Evaluator
+from ..wire import parse_json
+from . import casefile, evaluator_files
 from .casefile import CaseFile
-from .errors import CaseError
-from .evaluators import Evaluator
-from .wire import parse_json
 
 VERSION = "v1."
 MAX_TOKEN_CHARS = 200_000  # a link longer than this is not a link anyone can share

@@ -11,12 +11,12 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from .case import Case
-from .errors import JevalError, JudgeError
-from .evaluators import Evaluator
-from .judges import Judge
-from .scoring import Report, score
-from .text import one_line
+from ..case import Case
+from ..errors import JevalError, JudgeError
+from ..evaluators import Evaluator
+from ..judges import Judge
+from ..scoring import Report, score
+from ..text import one_line
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import verdicts
-from .records import CaseRow
-from .results import Result
+from .. import verdicts
+from ..results import Result
+from ..runs.records import CaseRow
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .scoring import Report
+    from ..scoring import Report
 
 CHUNKS = "context_labels"
 TRUTH = "truth"

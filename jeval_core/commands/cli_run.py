@@ -14,19 +14,19 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .errors import FAILED, JUDGE_FAILED, SCORED
-from .text import number, one_line, percent
+from ..errors import FAILED, JUDGE_FAILED, SCORED
+from ..text import number, one_line, percent
 
 if TYPE_CHECKING:
-    from .aggregate import Summary
-    from .datasets import Dataset
-    from .evaluators import Evaluator
-    from .runs import Progress, RunOutcome
+    from ..analysis.aggregate import Summary
+    from ..evaluators import Evaluator
+    from ..inputs.datasets import Dataset
+    from ..runs.run import Progress, RunOutcome
 
 
 def add_parser(sub: Any, evaluators_help: str, threshold_help: str, file_help: str,
                model: str) -> None:
-    from . import judges
+    from .. import judges
 
     run = sub.add_parser("run", help="score a dataset (JSONL, CSV or a JSON array) and keep "
                          "the run in the run store")
@@ -69,10 +69,11 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str, file_help: s
 
 
 def main(args: argparse.Namespace) -> int:
-    from . import datasets, evaluator_files, evaluators
-    from .errors import CaseError, Interrupted, JevalError, StoreFull, StoreUnavailable
-    from .runs import check_resumable, open_run, run_dataset, stored_settings
-    from .store import open_store
+    from .. import evaluators
+    from ..errors import CaseError, Interrupted, JevalError, StoreFull, StoreUnavailable
+    from ..inputs import datasets, evaluator_files
+    from ..runs.run import check_resumable, open_run, run_dataset, stored_settings
+    from ..runs.store import open_store
 
     if args.concurrency < 1 or args.concurrency > 64:
         raise CaseError("--concurrency must be between 1 and 64")
@@ -157,7 +158,7 @@ def _chosen(names: str | None, custom: dict[str, Evaluator],
     """What the run asks: --evaluators (custom names included); with only files given, every
     evaluator the rows run plus the files' ones, one list for the whole run; else None (each
     row's own)."""
-    from . import evaluators
+    from .. import evaluators
 
     if names is not None:
         return evaluators.resolve(names, custom=custom)
@@ -170,7 +171,7 @@ def _chosen(names: str | None, custom: dict[str, Evaluator],
 
 
 def _default_judge() -> str:
-    from . import judges
+    from .. import judges
 
     return judges.DEFAULT
 
@@ -185,7 +186,7 @@ def _shell_word(text: str) -> str:
 def _as_stored(store: Any, run_id: str, rows: Sequence[Any]) -> list[Any]:
     """The run's rows as the store keeps them: a person's labels given on the Dashboard or
     the Dataset page win over the file's (a row that no longer reads keeps the file's)."""
-    from .errors import JevalError
+    from ..errors import JevalError
 
     found = list(rows)
     with contextlib.suppress(JevalError):
@@ -202,9 +203,9 @@ def _reported(store: Any, run_id: str) -> int:
 def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
     """The judge a stored run was scored by, with its model and server; a flag that says
     otherwise is refused, naming the stored value."""
-    from . import judges
+    from .. import judges
+    from ..errors import CaseError
     from .cli_judge import chosen_judge
-    from .errors import CaseError
 
     short = stored.id[:8]
     if args.judge is not None and args.judge != stored.judge:
@@ -215,9 +216,9 @@ def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
         if stored.calibration and not getattr(args, "calibration", None):
             args.calibration = stored.calibration.split(" · ")[0]  # the run's own profile
         return chosen_judge(args)
-    from .cli_judge import OPENAI_ATTRIBUTES, OPENAI_FLAGS, server_module
+    from .cli_judge import OPENAI_ATTRIBUTES, OPENAI_FLAGS
 
-    normalise_base_url = server_module(stored.judge).normalise_base_url
+    normalise_base_url = judges.server_module(stored.judge).normalise_base_url
     if args.model is not None and args.model.strip() != (stored.model or ""):
         raise CaseError(f"run {short} is scored by the model {one_line(stored.model, 60)}, not "
                         f"{one_line(args.model, 60)}: leave --model out to resume it")
@@ -245,7 +246,7 @@ def _check_writable(path: str) -> None:
     """An --out file that cannot be written is found before the run, not after it."""
     from pathlib import Path
 
-    from .errors import CaseError
+    from ..errors import CaseError
 
     target = Path(path)
     existed = target.exists()
@@ -261,7 +262,7 @@ def _check_writable(path: str) -> None:
 
 
 def _run_id(store: Any, given: str) -> str:
-    from .errors import CaseError
+    from ..errors import CaseError
 
     given = given.strip().lower()
     found = [r.id for r in store.runs() if r.id.startswith(given)] if len(given) >= 4 else []
@@ -278,11 +279,11 @@ def _write_out(path: str, dataset: Any, outcome: RunOutcome, reports_of: str | N
     import json
     from pathlib import Path
 
-    from .errors import CaseError
+    from ..errors import CaseError
 
     stored: dict[int, Any] = {}
     if reports_of is not None:
-        from .store import open_store
+        from ..runs.store import open_store
 
         with open_store() as store:
             stored = {row.index: row.report.to_dict() for row in store.cases(reports_of)
@@ -383,7 +384,7 @@ def render_summary(outcome: RunOutcome) -> str:
 def render_agreement(rows: Sequence[Any], outcomes: Sequence[Any]) -> str:
     """The verdicts against the labels the rows carry, with 95% intervals (cases resampled),
     next to answering "no" to all; the most confident disagreements first."""
-    from . import agreement, labels
+    from ..analysis import agreement, labels
 
     reports = {o.index: o.report for o in outcomes if o.report is not None}
     found = agreement.of_cases((row.id, labels.of_row(row), reports[i].results)
@@ -421,7 +422,7 @@ def add_runs_parser(sub: Any) -> None:
 
 
 def list_runs(args: argparse.Namespace) -> int:
-    from .store import open_store
+    from ..runs.store import open_store
 
     with open_store() as store:
         found = store.runs(args.dataset)

@@ -32,16 +32,16 @@ from sqlalchemy.exc import (
     SQLAlchemyError,
 )
 
+from ..analysis.aggregate import Summary
+from ..errors import JevalError, StoreFull, StoreUnavailable
+from ..text import REDACTED, one_line, redact
 from . import migrations
-from .aggregate import Summary
-from .errors import JevalError, StoreFull, StoreUnavailable
 from .migrations import cases_t, evaluators_t, profiles_t, runs_t
 from .records import CaseRow, RunSummary, StoredReport
-from .text import REDACTED, one_line, redact
 
 if TYPE_CHECKING:
-    from .calibration.profile import Profile
-    from .labels import Labels
+    from ..analysis.labels import Labels
+    from ..calibration.profile import Profile
 
 ENV = "JEVAL_DB"
 TIMEOUT_ENV = "JEVAL_DB_TIMEOUT"
@@ -537,7 +537,7 @@ class Store:
 
     def _profile_rows(self) -> list[tuple[str, Profile | str]]:
         """Each stored profile, newest first, by its row's name: read, or why it does not."""
-        from .calibration.profile import Profile, ProfileError
+        from ..calibration.profile import Profile, ProfileError
 
         rows = self._read(lambda conn: conn.execute(
             sa.select(profiles_t.c.name, profiles_t.c.body).order_by(
@@ -552,7 +552,7 @@ class Store:
 
     def profile(self, name: str) -> Profile:
         """The stored profile of this name; a clear error naming the ones there are."""
-        from .calibration.profile import Profile, ProfileError
+        from ..calibration.profile import Profile, ProfileError
 
         body = self._read(lambda conn: conn.execute(
             sa.select(profiles_t.c.body).where(profiles_t.c.name == name)).scalar())

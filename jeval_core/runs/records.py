@@ -1,6 +1,6 @@
 """What the run store gives back, typed: a run, its cases, and each case's report.
 
-`runs.py` writes a run's aggregates as `Summary.to_dict()`, each case as its dataset row
+`run.py` writes a run's aggregates as `Summary.to_dict()`, each case as its dataset row
 (`DatasetRow.to_dict()`) and its report as `Report.to_dict()`; these records read them back,
 so that no page or command re-parses the stored JSON by hand, and `to_dict` gives back what
 was written.
@@ -14,12 +14,12 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-from .aggregate import Summary
-from .case import Case
-from .datasets import DatasetRow, row_from_dict
-from .errors import CaseError
-from .judges.base import Usage
-from .results import Result, case_passed
+from ..analysis.aggregate import Summary
+from ..case import Case
+from ..errors import CaseError
+from ..inputs.datasets import DatasetRow, row_from_dict
+from ..judges.base import Usage
+from ..results import Result, case_passed
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..errors import JevalError
+from ..results import Result
 from . import ranking
-from .errors import JevalError
 from .ranking import precision_at_k
-from .results import Result
 
 if TYPE_CHECKING:
-    from .datasets import DatasetRow
-    from .judges.base import Usage
+    from ..inputs.datasets import DatasetRow
+    from ..judges.base import Usage
 
 
 def mean_score(results: Iterable[Result]) -> float | None:

@@ -1,0 +1,1 @@
+"""The analysis wing: figures over scored cases (aggregates, agreement, ranking, comparisons)."""

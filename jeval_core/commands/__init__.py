@@ -1,0 +1,1 @@
+"""The commands wing: the `jeval` command line (score, run, runs, calibrate, profiles)."""

@@ -1,0 +1,1 @@
+"""The runs wing: dataset runs, the run store with its schema, stored records, batches."""
