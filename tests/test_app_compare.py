@@ -9,8 +9,8 @@ import re
 from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
 
-from jeval_core.analysis import compare
 from jeval_core.inputs import datasets
+from jeval_core.runs import compare
 from jeval_core.runs.run import StoredOutcome
 from jeval_core.runs.store import open_store
 

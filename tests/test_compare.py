@@ -10,13 +10,14 @@ import threading
 import pytest
 
 from jeval_core.address import Address
-from jeval_core.analysis import compare, ranking, run_diff
+from jeval_core.analysis import ranking, run_diff
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS
 from jeval_core.inputs import datasets
 from jeval_core.judges import Usage
 from jeval_core.judges.base import Answers, OfflineJudge
 from jeval_core.results import Result
+from jeval_core.runs import compare
 from jeval_core.runs.records import CaseRow, StoredReport
 from jeval_core.runs.store import open_store
 

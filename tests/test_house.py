@@ -77,6 +77,15 @@ def test_the_inputs_wing_never_imports_the_runs_wing():
     assert not wrong, wrong
 
 
+def test_the_analysis_wing_never_imports_the_store():
+    """Figures are computed from results handed in, never read from a database:
+    jeval_core/analysis never imports the store or its migrations (comparing judges, which
+    runs and stores a dataset per judge, lives in the runs wing)."""
+    wrong = imports_of(sorted((ROOT / "jeval_core" / "analysis").rglob("*.py")),
+                       ("jeval_core.runs.store", "jeval_core.runs.migrations"))
+    assert not wrong, wrong
+
+
 @pytest.mark.parametrize("path", [p for p in PAGE_SOURCES if p != ROOT / "pages/app/state.py"],
                          ids=lambda p: str(p.relative_to(ROOT)))
 def test_only_the_state_module_touches_the_session(path):

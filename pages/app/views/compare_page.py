@@ -15,14 +15,14 @@ import streamlit as st
 
 from jeval_core import judges
 from jeval_core.address import Address
-from jeval_core.analysis import compare
 from jeval_core.analysis.agreement import of_cases
-from jeval_core.analysis.compare import Comparison
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
 from jeval_core.inputs import share
 from jeval_core.inputs.datasets import Dataset, DatasetRow
 from jeval_core.judges import Judge
+from jeval_core.runs import compare
+from jeval_core.runs.compare import Comparison
 from pages.app import custom, jobs, resources, state
 from pages.app.views import datasets, labelling, progress, stored_run
 from pages.app.views.boundary import error_line

@@ -21,15 +21,15 @@ from itertools import combinations
 
 from .. import evaluators as registry
 from ..address import Address
+from ..analysis.aggregate import KS, RankingSummary, Scoring, Summary, summarise
+from ..analysis.ranking import RankPrecision, orders_of_rows, precision_by_rank
 from ..errors import JevalError
 from ..evaluators import Evaluator
 from ..inputs.datasets import Dataset, DatasetRow
 from ..judges.base import Judge
 from ..results import Result, is_yes
-from ..runs.run import Progress, StoredOutcome, open_run, run_dataset
-from ..runs.store import Store
-from .aggregate import KS, RankingSummary, Scoring, Summary, summarise
-from .ranking import RankPrecision, orders_of_rows, precision_by_rank
+from .run import Progress, StoredOutcome, open_run, run_dataset
+from .store import Store
 
 DISAGREEMENTS = 20  # questions kept per pair of judges, largest gap in p first
 
