@@ -139,6 +139,26 @@ def signals(judge: str, data: list[Labelled]) -> Table:
     return table
 
 
+def cached_signals(judge: str, data: list[Labelled]) -> Table:
+    """`signals`, kept on disk (bench/.before/) for the same judge code, model files and rows:
+    a refit or a --write after a first run does not read every pair again."""
+    import hashlib
+    import pickle
+
+    from jeval_core.judges import reader
+
+    code = b"".join(p.read_bytes() for p in sorted((ROOT / "jeval_core" / "judges").glob("*.py")))
+    key = hashlib.sha256(code + reader.MODEL_SHA256.encode() + judge.encode() + "".join(
+        json.dumps(item.recipe) + str(item.held_out) for item in data).encode()).hexdigest()
+    path = BEFORE_CACHE / f"signals-{key[:24]}.pickle"
+    if path.is_file():
+        return pickle.loads(path.read_bytes())
+    table = signals(judge, data)
+    BEFORE_CACHE.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(table))
+    return table
+
+
 def before(root: Path, data: list[Labelled]
            ) -> tuple[dict[int, dict[str, float]], tuple[int, int, list[str]]]:
     """An older checkout's local judge on the held-out items (bench/score_labelled.py run
@@ -305,7 +325,7 @@ def main() -> None:
         print(f"skipped {note}")
     old_p, old_examples = (before(args.before, data) if args.before and args.judge == "local"
                            else (None, None))
-    table = signals(args.judge, data)
+    table = cached_signals(args.judge, data)
     fresh = refit(args.judge, table)
     old = rows_of(table, old_p) if old_p is not None else None
     print(f"{args.judge} judge, measured part of each held-out source (AUC, accuracy, "

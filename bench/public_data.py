@@ -5,9 +5,9 @@ files are the public releases, gzipped, each in a folder of its own (the names b
 every loader parses them at run time. Where they come from (each folder also carries a
 PROVENANCE.md with the file's source, licence and sha256):
 
-  squad/                  SQuAD v1.1 and v2.0 dev (rajpurkar.github.io/SQuAD-explorer;
-                          CC BY-SA 4.0), one JSON object per paragraph: squad_v1.1_dev.jsonl.gz,
-                          squad_v2.0_dev.jsonl.gz
+  squad/                  SQuAD v1.1 and v2.0 dev (rajpurkar.github.io/SQuAD-explorer, its
+                          dev pages; CC BY-SA 4.0), one JSON object per paragraph:
+                          squad_v1.1_dev.jsonl.gz, squad_v2.0_dev.jsonl.gz
   squadshifts_new_wiki/   SQuADShifts, new Wikipedia (modestyachts.github.io/squadshifts-
                           website; CC BY 4.0): new_wiki_v1.0.json.gz
   hotpotqa_dev_sample100/ HotpotQA distractor dev, the site's 100-question sample
