@@ -15,6 +15,7 @@ import email.utils
 import json
 import os
 import subprocess
+import sys
 import threading
 import time
 import tracemalloc
@@ -59,8 +60,9 @@ LIMIT = 600
 PATH = "/v1/systemone"
 MODELS = "/v1/models"
 ROOT = Path(__file__).resolve().parent.parent
-JEVAL = ROOT / ".venv" / "bin" / "jeval"
-PYTHON = ROOT / ".venv" / "bin" / "python"
+# the interpreter running the tests and its environment's jeval, whatever venv that is
+PYTHON = Path(sys.executable)
+JEVAL = PYTHON.parent / "jeval"
 BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 KEY_VARIABLES = ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL", "OPENROUTER_API_KEY")
 

@@ -374,10 +374,12 @@ def test_a_real_servers_replies_fit_the_openai_types(llama):
 
 def test_jeval_lists_a_real_servers_models_and_scores_with_it(llama):
     import subprocess
+    import sys
+    from pathlib import Path
 
     from conftest import ROOT
 
-    jeval = str(ROOT / ".venv" / "bin" / "jeval")
+    jeval = str(Path(sys.executable).parent / "jeval")  # this environment's, whatever venv
     listed = subprocess.run([jeval, "models", "--judge", "openai", "--base-url", llama.url],
                             capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert listed.returncode == 0 and llama.model in listed.stdout
