@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..case import Case
     from ..questions import Question
 
-VERSION = 3  # 3: a chunk read on its own (2 read it beside its siblings; 1: the similarity judge)
+VERSION = 2  # 2: the reader's signals (version 1 profiles were fitted on the similarity judge's)
 FOLDS = 5
 MIN_LABELS = 30  # of one question type
 MIN_EACH = 8  # of each answer (relevant and noise)

@@ -9,11 +9,9 @@ or refutes). What each question is read as:
   faithfulness         (answer sentence, each chunk): the best-supporting chunk decides
   contextual recall    (expected sentence, each chunk), the same way
   hallucination        (each answer sentence, the chunk): the most refuted sentence decides
-A chunk question is read on its own, as it says: the question and that chunk (and `expected`
-when it is given), never the chunks retrieved beside it, so adding, deleting or editing
-another chunk leaves its p bit for bit. One curve per relation turns the reads into p.
-Toxicity and a person's own questions keep the similarity judge's signals, and the "why"
-words still come from matching token vectors.
+A question is read among its siblings (the chunks retrieved with it), and one curve per
+relation turns the reads into p. Toxicity and a person's own questions keep the similarity
+judge's signals, and the "why" words still come from matching token vectors.
 """
 
 from __future__ import annotations
@@ -131,6 +129,7 @@ class LocalJudge(SimilarityJudge):
         z = dict(zip(rel_pairs, read_z, strict=True))
         nli = dict(zip(nli_pairs, read_nli, strict=True))
 
+        groups: dict[tuple[str, str, str], list[str]] = {}
         for qid, (kind, args) in plan.items():
             q = questions[qid]
             subject = q.subject.text
@@ -138,7 +137,9 @@ class LocalJudge(SimilarityJudge):
                 asked, expected = args
                 supports = max((nli[(s, subject)][ENTAILED] for s in expected), default=0.0)
                 read = max(float(z[(part, subject)]) for part in case_signals.parts(asked))
-                out[qid] = (q, (read, float(supports)))
+                out[qid] = (q, (read, 0.0, float(supports)))
+                groups.setdefault((q.relation, asked, q.subject.name.split("[")[0]),
+                                  []).append(qid)
             elif kind == "support":
                 (chunks,) = args
                 entailed = max((nli[(subject, c)][ENTAILED] for c in chunks), default=0.0)
@@ -150,6 +151,12 @@ class LocalJudge(SimilarityJudge):
                 refuted = max((nli[(s, chunk)][REFUTED] for s in said), default=0.0)
                 entailed = max((nli[(s, chunk)][ENTAILED] for s in said), default=0.0)
                 out[qid] = (q, (logit(refuted), logit(entailed)))
+        # A chunk is read among the chunks retrieved with it: how far below the best one.
+        for ids in groups.values():
+            best = max(out[qid][1][0] for qid in ids)
+            for qid in ids:
+                q, x = out[qid]
+                out[qid] = (q, (x[0], x[0] - best, *x[2:]))
         for qid in plan:
             q, x = out[qid]
             out[qid] = (q, (*x, *similar[qid][1]))
