@@ -89,11 +89,38 @@ def test_the_classic_completions_shape_is_read():
     assert logprobs.read(choice).p == pytest.approx(0.6 / 0.9)
 
 
-def test_values_that_are_no_log_probabilities_are_left_out():
-    choice = {"logprobs": {"content": [{"token": "Yes", "logprob": float("nan"), "top_logprobs": [
-        {"token": "Yes", "logprob": 3.0}, {"token": "yes", "logprob": True},
+def test_values_that_are_no_numbers_are_left_out():
+    choice = {"logprobs": {"content": [{"token": "No", "logprob": math.log(0.5), "top_logprobs": [
+        {"token": "yes", "logprob": True}, {"token": "Yes", "logprob": "-0.1"},
         {"token": "No", "logprob": math.log(0.5)}]}]}}
     assert logprobs.read(choice).p == 0.0
+
+
+def test_float_noise_above_zero_reads_as_a_certain_answer():
+    assert logprobs.read(top(("Yes", 1.0 + 1e-9), ("No", 1e-9))).p == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("bad", [0.5, 0.001, 1e300])
+def test_a_logprob_above_zero_on_the_chosen_yes_leaves_the_question_unanswered(bad):
+    choice = top(("Yes", 0.6), ("No", 0.1))
+    choice["logprobs"]["content"][0]["logprob"] = bad  # the chosen token's own value
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, chat_reply(choice)))
+        with pytest.raises(QuestionsUnanswered) as caught:  # never a confident "no"
+            score(CASE, CHUNKS, judge_on(server))
+    message = str(caught.value)
+    assert "\n" not in message and set(caught.value.problems) == {"cr0", "cr1"}
+    assert "log-probability of 'Yes', which must be 0 or below" in message
+
+
+def test_probabilities_sent_where_logprobs_go_leave_the_question_unanswered():
+    items = [{"token": "Yes", "logprob": 0.9}, {"token": "No", "logprob": 0.1}]
+    choice = {"message": {"role": "assistant", "content": "Yes"},
+              "logprobs": {"content": [{**items[0], "top_logprobs": items}]}}
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, chat_reply(choice)))
+        with pytest.raises(QuestionsUnanswered, match="are these probabilities, not logprobs"):
+            score(CASE, CHUNKS, judge_on(server))
 
 
 # ---- the prompt -------------------------------------------------------------------------------
