@@ -144,6 +144,27 @@ def test_a_resume_retries_the_cases_the_judge_could_not_answer(tmp_path):
         assert all(row.report is not None for row in s.cases(first.run.id))
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_case_id_holding_a_nul_is_kept_and_resumed_on_every_store(tmp_path, kind, request):
+    ids = ["a\x00b", "\x00", "c"]  # PostgreSQL's text cannot hold a NUL as it is
+    data = tmp_path / "nul.jsonl"
+    data.write_text("".join(json.dumps({"id": i, "input": "How do I rotate a key?",
+                                        "context": ["Create a second key."]}) + "\n"
+                            for i in ids))
+    url = f"sqlite:///{tmp_path / 'runs.db'}" if kind == "sqlite" else new_database(
+        request.getfixturevalue("postgres_url"))
+    with open_store(url) as s, pytest.raises(KeyboardInterrupt):
+        run_dataset(datasets.load(data), Counting(crash_after=2), s, chosen=CHUNKS,
+                    concurrency=1)
+    with open_store(url) as s:
+        run_id = s.runs()[0].id
+        assert [r.case_id for r in s.cases(run_id)] == ids[:2]
+    assert jeval("run", str(data), "--resume", run_id[:8], db=url).returncode == 0
+    with open_store(url) as s:
+        assert [r.case_id for r in s.cases(run_id)] == ids
+        assert s.run(run_id).status == "finished"
+
+
 # --- 3. resume's edges ----------------------------------------------------------------------
 
 

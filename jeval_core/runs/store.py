@@ -57,6 +57,28 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, allow_nan=False, ensure_ascii=False)
 
 
+def id_cell(case_id: str) -> str:
+    """A case id as its cell holds it: as typed, unless it holds a NUL (PostgreSQL's text
+    cannot) or begins with a quote; then JSON-encoded (NUL as \\u0000), so every database
+    stores it and `id_of` reads back the id as typed (migration 6 encoded the older cells
+    that begin with a quote)."""
+    if "\x00" in case_id or case_id.startswith('"'):
+        return json.dumps(case_id, ensure_ascii=False)
+    return case_id
+
+
+def id_of(cell: str) -> str:
+    """The case id a cell holds (`id_cell`'s inverse)."""
+    if cell.startswith('"'):
+        try:
+            value = json.loads(cell)
+        except ValueError:
+            return cell
+        if isinstance(value, str):
+            return value
+    return cell
+
+
 def _summary_of(r: Mapping[str, Any]) -> RunSummary:
     """One run's row as a summary. A cell that does not read (a hand edit, a disk fault) makes
     that run "damaged", saying which cell, with its settings left empty: the rest of the
@@ -371,7 +393,7 @@ class Store:
             base_url=run.get("base_url"), calibration=run.get("calibration"),
             definitions=_dumps(run["definitions"]) if run.get("definitions") else None,
             judge_settings=_dumps(run["judge_settings"]) if run.get("judge_settings") else None)
-        rows = [{"run_id": run_id, "idx": int(c["index"]), "case_id": str(c["case_id"]),
+        rows = [{"run_id": run_id, "idx": int(c["index"]), "case_id": id_cell(str(c["case_id"])),
                  "case_json": _dumps(c["case"]),
                  "report": None if c.get("report") is None else _dumps(c["report"]),
                  "error": c.get("error"), "passed": c.get("passed"),
@@ -394,7 +416,7 @@ class Store:
                  scores: Mapping[str, float | None], input_tokens: int,
                  cost_usd: float) -> None:
         """Store one case's outcome; adding the same index again replaces it (resume)."""
-        row = {"case_id": case_id, "case_json": _dumps(case),
+        row = {"case_id": id_cell(case_id), "case_json": _dumps(case),
                "report": None if report is None else _dumps(report), "error": error,
                "passed": passed, "scores": _dumps(dict(scores)),
                "input_tokens": input_tokens, "cost_usd": cost_usd}
@@ -485,7 +507,8 @@ class Store:
             return conn.execute(sa.select(cases_t).where(cases_t.c.run_id == run_id)
                                 .order_by(cases_t.c.idx)).mappings().all()
 
-        return [CaseRow(index=r["idx"], case_id=r["case_id"], data=json.loads(r["case_json"]),
+        return [CaseRow(index=r["idx"], case_id=id_of(r["case_id"]),
+                        data=json.loads(r["case_json"]),
                         report=None if r["report"] is None else StoredReport.from_dict(
                             json.loads(r["report"])),
                         error=r["error"], passed=r["passed"], scores=json.loads(r["scores"]),
