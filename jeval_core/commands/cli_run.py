@@ -415,6 +415,9 @@ def _table(rows: Sequence[Sequence[str]]) -> list[str]:
             for r in rows]
 
 
+UNREADABLE = "unreadable"  # a stored cell that does not read (the run is "damaged")
+
+
 def add_runs_parser(sub: Any) -> None:
     runs = sub.add_parser("runs", help="list the runs kept in the run store")
     runs.add_argument("--dataset", help="only the runs of this dataset (its file name)")
@@ -428,8 +431,9 @@ def list_runs(args: argparse.Namespace) -> int:
         found = store.runs(args.dataset)
         rows: list[Sequence[str]] = [("run", "started (UTC)", "name", "dataset", "judge",
                                       "cases", "pass rate", "status")]
-        rows += [(r.id[:8], r.started_at.strftime("%Y-%m-%d %H:%M"), one_line(r.name, 50),
+        rows += [(r.id[:8], UNREADABLE if r.started_at is None else
+                  r.started_at.strftime("%Y-%m-%d %H:%M"), one_line(r.name, 50),
                   one_line(r.dataset, 40), r.judge, f"{r.done}/{r.cases}", percent(r.pass_rate),
-                  r.status) for r in found]
+                  r.shown_status) for r in found]
     print("\n".join(_table(rows)) if found else "no runs yet: jeval run DATA")
     return SCORED

@@ -351,6 +351,9 @@ def export_runs(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     out = []
     for run_id in run_ids:
         run = store.run(run_id)
+        if run.started_at is None or run.damaged:
+            raise JevalError(f"run {run_id[:8]} is damaged in the run store ({run.damaged}): "
+                             "it cannot be exported")
         out.append({
             "name": run.name, "dataset": run.dataset, "dataset_hash": run.dataset_hash,
             "judge": run.judge, "model": run.model, "evaluators": run.evaluators,
