@@ -314,6 +314,30 @@ def test_ctrl_c_prints_one_line_with_what_was_kept_and_the_resume_command(tmp_pa
     assert "interrupted" in line and f"--resume {run_id[:8]}" in line
 
 
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_sigterm_and_sighup_stop_a_run_as_ctrl_c_does_with_their_own_exit_code(
+        tmp_path, signum, code):
+    db = tmp_path / "runs.db"
+    data = big_dataset(tmp_path)
+    clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jeval_core.commands.cli", "run", str(data), "--judge", "lexical",
+         "--concurrency", "1"], cwd=ROOT, env={**clean, "JEVAL_DB": f"sqlite:///{db}"},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        run_id = wait_for_cases(f"sqlite:///{db}", proc)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    (line,) = err.strip().splitlines()
+    assert f"stopped by {signum.name}" in line and f"--resume {run_id[:8]}" in line
+    with open_store(f"sqlite:///{db}") as s:
+        assert s.run(run_id).status == "cancelled"  # as Ctrl+C leaves it, not "running"
+
+
 def _completions(request) -> dict:
     """An OpenAI-compatible /v1/completions reply: " Yes" at 0.8 for each prompt in the list."""
     import math

@@ -2,7 +2,8 @@
 
 Kept apart from cli.py so `jeval score` never imports the store. Same contract: one line
 per failure on stderr, exit 0 scored, 1 a case failed or is incomplete (with --check), 2 bad
-input, 3 the judge could not answer some cases (resume the run), 130 interrupted (resume).
+input, 3 the judge could not answer some cases (resume the run), 130 interrupted (resume;
+SIGTERM 143 and SIGHUP 129 stop a run the same way).
 """
 
 from __future__ import annotations
@@ -70,7 +71,15 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str, file_help: s
 
 def main(args: argparse.Namespace) -> int:
     from .. import evaluators
-    from ..errors import CaseError, Interrupted, JevalError, StoreFull, StoreUnavailable
+    from ..errors import (
+        INTERRUPTED,
+        CaseError,
+        Interrupted,
+        JevalError,
+        Signalled,
+        StoreFull,
+        StoreUnavailable,
+    )
     from ..inputs import datasets, evaluator_files
     from ..runs.run import check_resumable, open_run, run_dataset, stored_settings
     from ..runs.store import open_store
@@ -120,12 +129,14 @@ def main(args: argparse.Namespace) -> int:
             outcome = run_dataset(dataset, judge, store, chosen=chosen, thresholds=thresholds,
                                   resume=run_id, concurrency=args.concurrency,
                                   on_progress=bar.update)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as err:  # Ctrl+C, or SIGTERM / SIGHUP (Signalled)
             bar.close()
             what = "every finished case is kept"
             with contextlib.suppress(JevalError):
                 what = f"{len(store.cases(run_id))} of {len(dataset.rows)} cases kept"
-            raise Interrupted(f"interrupted; {what}. Continue with: {again}") from None
+            why = err.message if isinstance(err, Signalled) else "interrupted"
+            raise Interrupted(f"{why}; {what}. Continue with: {again}",
+                              getattr(err, "exit_code", INTERRUPTED)) from None
         except StoreUnavailable as err:
             bar.close()
             raise StoreUnavailable(f"{err}. Every case stored before is kept: once it "
