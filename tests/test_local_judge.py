@@ -36,6 +36,13 @@ def test_a_reader_that_is_not_the_pinned_file_is_refused(tmp_path):
         reader.Model(fake, reader.MODEL_SHA256)
 
 
+def test_a_reader_that_links_to_dev_zero_is_refused_before_a_byte_is_read(tmp_path):
+    link = tmp_path / "reader.onnx"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(JudgeError, match="reader.onnx .* is not a regular file"):
+        reader.Model(link, reader.MODEL_SHA256)
+
+
 def test_it_is_the_default_judge(seed_case):
     assert score(seed_case, [E["chunk_relevance"]]).judge == "local"
 
