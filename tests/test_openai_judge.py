@@ -195,6 +195,34 @@ def test_completions_send_a_cases_prompts_as_one_list_that_fits_the_openai_types
     assert all(q["p"] == pytest.approx(0.125) for q in report.questions())
 
 
+def _completion(index, p_yes: float) -> dict:
+    choice = {"text": " Yes", "logprobs": {"content": [{
+        "token": " Yes", "logprob": math.log(p_yes), "top_logprobs": [
+            {"token": " Yes", "logprob": math.log(p_yes)},
+            {"token": " No", "logprob": math.log(1 - p_yes)}]}]}}
+    return choice if index is None else {"index": index, **choice}
+
+
+@pytest.mark.parametrize("indices", [(0, 0), (1, 1), (0, None), (0, 2), (0, -1), (0, True)])
+def test_completions_whose_choice_indices_are_not_each_prompts_once_are_refused(indices):
+    reply = {"choices": [_completion(i, 0.9 - 0.8 * n) for n, i in enumerate(indices)],
+             "usage": {"prompt_tokens": 80}}
+    with HostileServer() as server:
+        server.script("POST", COMPLETIONS, Reply(200, {}, reply))
+        message = one_line_error(server, endpoint="completions")
+    assert "/completions answered 2 prompts with the choice indices" in message
+    assert "not each of 0 to 1 once" in message
+
+
+def test_completions_answers_are_placed_by_their_index_not_their_position():
+    reply = {"choices": [_completion(1, 0.1), _completion(0, 0.9)],
+             "usage": {"prompt_tokens": 80}}
+    with HostileServer() as server:
+        server.script("POST", COMPLETIONS, Reply(200, {}, reply))
+        report = score(CASE, CHUNKS, judge_on(server, endpoint="completions"))
+    assert [round(q["p"], 2) for q in report.questions()] == [0.9, 0.1]
+
+
 def test_the_case_reports_requests_input_and_cached_tokens_and_cost_at_the_price_set():
     with HostileServer() as server:
         server.script("POST", CHAT, Reply(200, {}, chat_reply(top(("Yes", 0.9), ("No", 0.1)),

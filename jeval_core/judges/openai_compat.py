@@ -219,10 +219,16 @@ class OpenAIJudge(ServerJudge):
             raise JudgeError(f"{self.base_url}/completions answered {got} of {len(prompts)} "
                              "prompts: this server may not take a list of prompts; use the "
                              "chat endpoint")
-        ordered = sorted(choices, key=lambda c: c.get("index", 0)
-                         if isinstance(c.get("index"), int) else 0)
+        by_index = _by_index(choices)
+        if by_index is None:
+            shown = one_line(", ".join(
+                str(c.get("index")) if _is_index(c.get("index")) else "none"
+                for c in choices[:8]) + (", …" if len(choices) > 8 else ""), 80)
+            raise JudgeError(f"{self.base_url}/completions answered {len(prompts)} prompts with "
+                             f"the choice indices {shown}, not each of 0 to {len(prompts) - 1} "
+                             "once: which answer is whose cannot be told; use the chat endpoint")
         return _outcome(data, {qid: logprobs.read(c, _text(c.get("text")))
-                               for (qid, _), c in zip(asked, ordered, strict=True)})
+                               for (qid, _), c in zip(asked, by_index, strict=True)})
 
     def _chat_body(self, model: str, messages: list[dict[str, str]],
                    cache_key: str) -> dict[str, Any]:
@@ -278,6 +284,23 @@ class OpenAIJudge(ServerJudge):
             return [wire.Model(one_line(m["id"], 80), one_line(m.get("owned_by") or "", 40))
                     for m in listed[:500]
                     if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"].strip()]
+
+
+def _is_index(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _by_index(choices: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The choices in the order of their `index`, when they carry each of 0..n-1 once; None
+    when an index is duplicated, missing or out of range (no answer can be placed)."""
+    placed: list[dict[str, Any] | None] = [None] * len(choices)
+    for choice in choices:
+        index = choice.get("index")
+        if (not isinstance(index, int) or isinstance(index, bool)
+                or not 0 <= index < len(choices) or placed[index] is not None):
+            return None
+        placed[index] = choice
+    return [c for c in placed if c is not None]
 
 
 def _text(value: Any) -> str | None:
