@@ -344,6 +344,14 @@ def test_a_reply_over_the_size_cap_is_refused():
         assert "larger than 4 MB" in one_line_error(server)
 
 
+def test_a_reply_that_is_not_json_says_to_point_at_an_openai_compatible_server():
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {"Content-Type": "text/html"}, "<html>"))
+        message = one_line_error(server)
+    assert "not valid JSON" in message and "an OpenAI-compatible server" in message
+    assert "Jev" not in message
+
+
 def test_a_server_without_logprobs_leaves_each_question_unanswered_and_says_why():
     with HostileServer() as server:
         server.script("POST", CHAT, Reply(200, {}, {"choices": [

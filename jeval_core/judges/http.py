@@ -167,6 +167,11 @@ class Connection:
         if self._cancelled.is_set():
             raise RequestCancelled("cancelled: a newer request superseded this one")
 
+    def loads(self, reply: Reply) -> Any:
+        """The reply's body as JSON, or one line naming this server and the kind it should be
+        (`what`: a Jev-compatible server, an OpenAI-compatible one)."""
+        return wire.loads(reply.body, self.base_url, self._what)
+
     def deadline(self) -> float:
         """The monotonic time by which a whole exchange (retries included) must end."""
         return time.monotonic() + self.retry.total_seconds

@@ -255,7 +255,7 @@ class OpenAIJudge(ServerJudge):
                     raise
                 body = {k: v for k, v in body.items() if k not in dropped}
                 continue
-            return wire.loads(reply.body, self.base_url)
+            return self._http.loads(reply)
 
     def _failure(self, reply: http.Reply) -> str:
         detail = wire.error_detail(reply.body)
@@ -276,7 +276,7 @@ class OpenAIJudge(ServerJudge):
         """GET /models: the models this server offers."""
         with self._own_key():
             reply = self._http.send("GET", "/models", None, 0)
-            data = wire.loads(reply.body, self.base_url)
+            data = self._http.loads(reply)
             listed = data.get("data") if isinstance(data, dict) else None
             if not isinstance(listed, list):
                 raise JudgeError(f'{self.base_url}/models did not list models as {{"data": '
