@@ -21,7 +21,7 @@ from .evaluators.base import threshold_clause
 from .judges import Answers, Judge, Usage
 from .judges.base import Direct, Span
 from .request import Packed, pack
-from .results import UNSURE, Result, case_passed
+from .results import UNSURE, Result, case_passed, case_undecided
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,11 @@ class Report:
     def passed(self) -> bool | None:
         """True only if every scored evaluator passed; None when nothing could be scored."""
         return case_passed(self.results)
+
+    @property
+    def undecided(self) -> bool:
+        """Every verdict reads unsure: the judge could not decide the case."""
+        return case_undecided(self.results)
 
     @property
     def cost_usd(self) -> float:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
+from conftest import ROOT
 from hostile_server import HostileServer, Reply, hang, stopping
 from pydantic import TypeAdapter
 
@@ -389,6 +392,51 @@ def test_models_are_listed_from_the_server():
         server.script("GET", "/v1/models", Reply(200, {}, {"object": "list", "data": [
             {"id": "llama3.2", "object": "model", "owned_by": "library"}]}))
         assert [m.name for m in judge_on(server).models()] == ["llama3.2"]
+
+
+# ---- answers the model is unsure of ----------------------------------------------------------
+
+UNSURE_REPLY = chat_reply(top(("Yes", 0.3), ("No", 0.05), ("The", 0.6)))  # yes + no: 0.35
+
+
+def jeval_against(server: HostileServer, *args: str) -> subprocess.CompletedProcess[str]:
+    """`jeval ARGS` with the openai judge asking `server`, chunk relevance only."""
+    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args, "--judge",
+                           "openai", "--base-url", f"{server.url}/v1", "--model", "m",
+                           "--evaluators", "chunk_relevance"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def test_a_result_whose_every_verdict_reads_unsure_claims_no_confidence():
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, UNSURE_REPLY))
+        result = score(CASE, CHUNKS, judge_on(server)).results["chunk_relevance"]
+    assert result.score == 1.0 and all(d.unsure for d in result.details)
+    assert result.confidence == 0.0  # |score - 0.5| x 2 would say 1.0
+
+
+def test_score_check_says_the_judge_could_not_decide_a_case_whose_every_verdict_is_unsure(
+        tmp_path):
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(CASE.to_dict()))
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, UNSURE_REPLY))
+        done = jeval_against(server, "score", str(path), "--check")
+    assert done.returncode == 1, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"jeval: {path}: every verdict reads unsure")
+    assert "could not decide" in line and "case: PASSED" in done.stdout
+
+
+def test_run_check_says_the_judge_could_not_decide_the_cases_whose_every_verdict_is_unsure(
+        tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"id": "one", **CASE.to_dict()}) + "\n")
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, UNSURE_REPLY))
+        done = jeval_against(server, "run", str(data), "--check")
+    assert done.returncode == 1, done.stderr
+    assert "every verdict of 1 case(s) reads unsure" in done.stderr
 
 
 # ---- a real server: llama.cpp with SmolLM2-135M ---------------------------------------------

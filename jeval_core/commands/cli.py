@@ -233,6 +233,15 @@ def _run_score(args: argparse.Namespace) -> int:
                            + render_text(r) for path, r in zip(args.cases, reports,
                                                                 strict=True)))
     failed = any(r.passed is not True for r in reports)
+    if args.check:
+        from ..text import one_line
+
+        for path, report in zip(args.cases, reports, strict=True):
+            if report.undecided:  # a pass (or a fail) on no verdict the judge can tell
+                print(f"jeval: {one_line(path, 200)}: every verdict reads unsure, so the "
+                      "judge could not decide the case: --check does not pass it",
+                      file=sys.stderr)
+                failed = True
     return FAILED if args.check and failed else SCORED
 
 

@@ -161,7 +161,11 @@ def main(args: argparse.Namespace) -> int:
         return JUDGE_FAILED
     # an incomplete case is not a pass (README): a gate that let it through would fake one
     not_passed = outcome.summary.failed + outcome.summary.incomplete
-    return FAILED if args.check and not_passed else SCORED
+    undecided = sum(1 for o in outcome.outcomes.values() if o.report and o.report.undecided)
+    if args.check and undecided:  # nor is one whose every verdict reads unsure
+        print(f"jeval: every verdict of {undecided} case(s) reads unsure, so the judge could "
+              "not decide them: --check does not pass them", file=sys.stderr)
+    return FAILED if args.check and (not_passed or undecided) else SCORED
 
 
 def _chosen(names: str | None, custom: dict[str, Evaluator],

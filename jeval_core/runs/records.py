@@ -19,7 +19,7 @@ from ..case import Case
 from ..errors import CaseError
 from ..inputs.datasets import DatasetRow, row_from_dict
 from ..judges.base import Usage
-from ..results import Result, case_passed
+from ..results import Result, case_passed, case_undecided
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,11 @@ class StoredReport:
     @property
     def passed(self) -> bool | None:
         return case_passed(self.results)
+
+    @property
+    def undecided(self) -> bool:
+        """Every verdict reads unsure: the judge could not decide the case."""
+        return case_undecided(self.results)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> StoredReport:
