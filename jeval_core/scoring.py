@@ -129,10 +129,14 @@ class Report:
 
 
 def prepare(case: Case, chosen: Sequence[Evaluator] | None, judge: Judge) -> Packed:
-    """The request `judge` will receive for `case`, budget-checked."""
+    """The request `judge` will receive for `case`: held to Jev's token budgets when it goes
+    to a server (`base_url`); an offline judge sends nothing, and reads a long chunk in
+    windows of its own."""
     selected = registry.defaults(case) if chosen is None else registry.resolve(list(chosen))
-    packed = pack(case, selected, judge.model or wire.DEFAULT_MODEL)
-    packed.check_budget()
+    asks_a_server = judge.base_url is not None
+    packed = pack(case, selected, judge.model or wire.DEFAULT_MODEL, budgets=asks_a_server)
+    if asks_a_server:
+        packed.check_budget()
     return packed
 
 
