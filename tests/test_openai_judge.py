@@ -61,6 +61,18 @@ def judge_on(server: HostileServer, **kw) -> OpenAIJudge:
                           "retry": FAST, **kw})
 
 
+def jeval(*args: str) -> subprocess.CompletedProcess[str]:
+    """`jeval ARGS` in a subprocess, no terminal to prompt on."""
+    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def jeval_against(server: HostileServer, *args: str) -> subprocess.CompletedProcess[str]:
+    """`jeval ARGS` with the openai judge asking `server`, chunk relevance only."""
+    return jeval(*args, "--judge", "openai", "--base-url", f"{server.url}/v1", "--model", "m",
+                 "--evaluators", "chunk_relevance")
+
+
 # ---- reading p(yes) from token probabilities -------------------------------------------------
 
 def test_every_spelling_of_yes_and_of_no_is_summed_and_renormalised():
@@ -341,6 +353,40 @@ def test_one_deadline_holds_for_the_whole_case():
         assert time.monotonic() - started < 1.5 + 10.0
 
 
+def test_case_deadline_shortens_the_time_a_case_may_take_from_the_cli(tmp_path):
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(CASE.to_dict()))
+    with HostileServer() as server:
+        server.script("POST", CHAT, hang())
+        started = time.monotonic()
+        done = jeval_against(server, "score", str(path), "--case-deadline", "2")
+        took = time.monotonic() - started
+    assert done.returncode == 3, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "gave up at the 2 s budget" in line
+    assert took < 2 + 30  # a correctness bound, not a benchmark: 180 s without the flag
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "nan", "inf", "3601"])
+def test_a_case_deadline_that_is_no_sane_number_of_seconds_is_refused(tmp_path, value):
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(CASE.to_dict()))
+    with HostileServer() as server:
+        done = jeval_against(server, "score", str(path), "--case-deadline", value)
+        assert server.received() == []
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "the case deadline must be a number of seconds above 0 and at most 3600" in line
+
+
+def test_case_deadline_is_for_the_openai_judge_only(tmp_path):
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(CASE.to_dict()))
+    done = jeval("score", str(path), "--judge", "lexical", "--case-deadline", "30")
+    assert done.returncode == 2 and "--case-deadline: for --judge openai, not lexical" in (
+        done.stderr)
+
+
 def test_a_reply_over_the_size_cap_is_refused():
     with HostileServer() as server:
         server.script("POST", CHAT, Reply(200, {}, b" " * (5 * 1024 * 1024)))
@@ -397,14 +443,6 @@ def test_models_are_listed_from_the_server():
 # ---- answers the model is unsure of ----------------------------------------------------------
 
 UNSURE_REPLY = chat_reply(top(("Yes", 0.3), ("No", 0.05), ("The", 0.6)))  # yes + no: 0.35
-
-
-def jeval_against(server: HostileServer, *args: str) -> subprocess.CompletedProcess[str]:
-    """`jeval ARGS` with the openai judge asking `server`, chunk relevance only."""
-    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args, "--judge",
-                           "openai", "--base-url", f"{server.url}/v1", "--model", "m",
-                           "--evaluators", "chunk_relevance"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL)
 
 
 def test_a_result_whose_every_verdict_reads_unsure_claims_no_confidence():

@@ -350,15 +350,15 @@ def _completions(request) -> dict:
         "usage": {"prompt_tokens": 100}}
 
 
-def openai_run_stopped_by_the_server(db: Path, server) -> list[str]:
-    """A `--judge openai --endpoint completions --per-case 2 --price 2` run the server answered
-    nothing of (a 400): the resume command the CLI printed."""
+def openai_run_stopped_by_the_server(db: Path, server, *more: str) -> list[str]:
+    """A `--judge openai --endpoint completions --per-case 2 --price 2` run (and `more`
+    flags) the server answered nothing of (a 400): the resume command the CLI printed."""
     from hostile_server import Reply
 
     server.script("POST", "/v1/completions", Reply(400, {}, {"error": {"message": "busy"}}))
     first = jeval("run", str(SAMPLE), "--judge", "openai", "--base-url", f"{server.url}/v1",
                   "--model", "m", "--endpoint", "completions", "--per-case", "2", "--price",
-                  "2", "--evaluators", "chunk_relevance", db=db)
+                  "2", "--evaluators", "chunk_relevance", *more, db=db)
     return one_line(first, 3).split("continue with: ", 1)[1].split()
 
 
@@ -377,9 +377,24 @@ def test_an_openai_run_resumes_with_its_own_endpoint_and_price(tmp_path):
     with open_store(f"sqlite:///{db}") as s:
         (run,) = s.runs()
     assert run.judge_settings == {"endpoint": "completions", "concurrency": 2,
-                                  "price_per_million_input_tokens": 2.0}
+                                  "price_per_million_input_tokens": 2.0, "case_deadline": 180.0}
     assert run.status == "finished" and run.cost_usd == pytest.approx(
         run.input_tokens * 2 / 1e6) and run.cost_usd > 0
+
+
+def test_an_openai_run_keeps_its_case_deadline_and_a_resume_may_give_another(tmp_path):
+    from hostile_server import HostileServer, Reply
+
+    db = tmp_path / "runs.db"
+    with HostileServer() as server:
+        command = openai_run_stopped_by_the_server(db, server, "--case-deadline", "30")
+        with open_store(f"sqlite:///{db}") as s:
+            assert s.runs()[0].judge_settings["case_deadline"] == 30.0
+        server.script("POST", "/v1/completions", Reply(200, {}, _completions))
+        again = jeval(*command[1:], "--case-deadline", "90", db=db)  # a slow model's resume
+    assert again.returncode == 0, again.stderr
+    with open_store(f"sqlite:///{db}") as s:
+        assert s.runs()[0].status == "finished"
 
 
 @pytest.mark.parametrize(("flag", "named"), [(("--endpoint", "chat"), "--endpoint completions"),

@@ -231,6 +231,7 @@ def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
         if stored.calibration and not getattr(args, "calibration", None):
             args.calibration = stored.calibration.split(" · ")[0]  # the run's own profile
         return chosen_judge(args)
+    from ..runs.run import PACING
     from .cli_judge import OPENAI_ATTRIBUTES, OPENAI_FLAGS
 
     normalise_base_url = judges.server_module(stored.judge).normalise_base_url
@@ -243,7 +244,7 @@ def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
                         "--base-url out to resume it against that server")
     args.judge, args.model = stored.judge, stored.model
     args.base_url = stored.base_url or args.base_url
-    for setting, value in stored.judge_settings.items():  # --endpoint, --per-case, --price
+    for setting, value in stored.judge_settings.items():  # --endpoint, --per-case, ...
         flag = OPENAI_FLAGS.get(setting)
         attribute = OPENAI_ATTRIBUTES.get(setting)
         if flag is None or attribute is None:
@@ -251,7 +252,7 @@ def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
         given = getattr(args, attribute, None)
         if given is None:
             setattr(args, attribute, value)
-        elif setting != "concurrency" and given != value:
+        elif setting not in PACING and given != value:
             raise CaseError(f"run {short} was asked with {flag} {one_line(str(value), 40)}: "
                             f"leave {flag} out to resume it the same way")
     return chosen_judge(args)

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -46,6 +46,8 @@ ENDPOINTS = ("chat", "completions")
 TOP_LOGPROBS = 20  # OpenAI's and Ollama's most; llama.cpp and vLLM take more
 CONCURRENCY = 4  # a case's questions in flight at once
 MAX_CONCURRENCY = 64
+CASE_DEADLINE_S = RetryPolicy().total_seconds  # a case's questions, retries included (180 s)
+MAX_CASE_DEADLINE_S = 3600.0  # an hour for one case is already far past any model's answer
 UNSURE_BELOW = 0.5  # yes + no under this share of the answer: the verdict reads unsure
 # Fields that switch a reasoning model's thinking off; a server that refuses one (a 400 or
 # 422 naming it) is asked again without it, and not sent it again.
@@ -118,6 +120,7 @@ class OpenAIJudge(ServerJudge):
         endpoint: str = "chat",
         price_per_million_input_tokens: float | None = None,
         top_logprobs: int = TOP_LOGPROBS,
+        case_deadline: float | None = None,
     ) -> None:
         self.base_url = normalise_base_url(base_url)
         self.model: str | None = (model or "").strip() or None
@@ -129,6 +132,13 @@ class OpenAIJudge(ServerJudge):
         price = price_per_million_input_tokens or 0.0
         if not 0 <= price < 1e6:
             raise CaseError("the price must be dollars per million input tokens, >= 0")
+        if case_deadline is not None:  # one deadline for a case's questions, retries included
+            if (isinstance(case_deadline, bool) or not isinstance(case_deadline, (int, float))
+                    or not 0 < case_deadline <= MAX_CASE_DEADLINE_S):
+                raise CaseError(f"the case deadline must be a number of seconds above 0 and "
+                                f"at most {MAX_CASE_DEADLINE_S:g}, not "
+                                f"{one_line(str(case_deadline), 20)}")
+            retry = replace(retry or RetryPolicy(), total_seconds=float(case_deadline))
         self.endpoint, self.concurrency, self.top_logprobs = endpoint, concurrency, top_logprobs
         self.price_per_million_input_tokens = float(price)  # as given: a resume compares it
         self.price_per_billion_input_tokens = price * 1000
@@ -143,7 +153,8 @@ class OpenAIJudge(ServerJudge):
     def settings(self) -> dict[str, Any]:
         """How this judge asks, by its constructor's names: a resumed run asks the same way."""
         return {"endpoint": self.endpoint, "concurrency": self.concurrency,
-                "price_per_million_input_tokens": self.price_per_million_input_tokens}
+                "price_per_million_input_tokens": self.price_per_million_input_tokens,
+                "case_deadline": self._http.retry.total_seconds}
 
     # ---- asking ----
 
