@@ -10,6 +10,7 @@ from __future__ import annotations
 from .text import one_line
 
 SCORED, FAILED, BAD_INPUT, JUDGE_FAILED, INTERNAL = 0, 1, 2, 3, 70
+INTERRUPTED = 130  # Ctrl+C (128 + SIGINT); SIGTERM 143 and SIGHUP 129 likewise
 
 
 class JevalError(Exception):
@@ -47,10 +48,22 @@ class StoreFull(JevalError):
     there is room."""
 
 
-class Interrupted(KeyboardInterrupt):
-    """Ctrl+C, with the one line to print instead of "interrupted" (what was kept, how to
-    continue)."""
+class Signalled(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where Ctrl+C's KeyboardInterrupt is, so that whatever was
+    running stops the way Ctrl+C stops it (a run is kept as "cancelled", resumable); the exit
+    code is the shell's for that signal, 128 + its number."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, signum: int, name: str) -> None:
+        super().__init__(f"stopped by {name}")
+        self.message = f"stopped by {name}"
+        self.exit_code = 128 + signum
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl+C (or SIGTERM, SIGHUP: `Signalled`), with the one line to print instead of
+    "interrupted" (what was kept, how to continue)."""
+
+    def __init__(self, message: str, exit_code: int = INTERRUPTED) -> None:
         super().__init__(one_line(message, 600))
         self.message = one_line(message, 600)
+        self.exit_code = exit_code

@@ -87,13 +87,17 @@ class Packed:
             raise BudgetError(problem)
 
 
-def pack(case: Case, chosen: Sequence[Evaluator], model: str = wire.DEFAULT_MODEL) -> Packed:
+def pack(case: Case, chosen: Sequence[Evaluator], model: str = wire.DEFAULT_MODEL,
+         budgets: bool = True) -> Packed:
     """The one request that asks every question of the evaluators `chosen` about `case`.
 
-    A case whose text alone is over budget is refused before any sentence is split.
+    With `budgets` (a request a server will read), a case whose text alone is over Jev's
+    budget is refused before any sentence is split; an offline judge makes no request, and
+    packs without them.
     """
     selected = tuple(dict.fromkeys(chosen))
-    _precheck(case, [e for e in selected if e.missing(case) is None])
+    if budgets:
+        _precheck(case, [e for e in selected if e.missing(case) is None])
     plan: dict[str, list[Question]] = {}
     skipped: dict[str, str] = {}
     for evaluator in selected:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,8 +97,17 @@ class Result:
         return label(self.share if self.share is not None else self.score)
 
     @property
+    def undecided(self) -> bool:
+        """Scored, but every one of its verdicts reads unsure: the score rests on none the
+        judge can tell."""
+        return self.score is not None and undecided(self.details)
+
+    @property
     def confidence(self) -> float | None:
-        return None if self.score is None else confidence(self.score)
+        """|score - 0.5| * 2; 0 when every verdict behind the score reads unsure."""
+        if self.score is None:
+            return None
+        return 0.0 if self.undecided else confidence(self.score)
 
     @property
     def probabilities(self) -> dict[str, float] | None:
@@ -138,6 +147,17 @@ class Result:
                    higher_is_better=bool(data["higher_is_better"]),
                    reason=data.get("reason", ""), details=details, share=share,
                    approximate=bool(data.get("approximate")))
+
+
+def undecided(details: Sequence[Detail]) -> bool:
+    """There are verdicts, and every one reads unsure."""
+    return bool(details) and all(d.unsure for d in details)
+
+
+def case_undecided(results: Mapping[str, Result]) -> bool:
+    """Every verdict of the case's scored evaluators reads unsure: the judge could not decide
+    it, whatever its pass/fail says (`--check` does not pass it)."""
+    return undecided([d for r in results.values() if r.score is not None for d in r.details])
 
 
 def case_passed(results: Mapping[str, Result]) -> bool | None:

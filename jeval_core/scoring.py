@@ -21,7 +21,7 @@ from .evaluators.base import threshold_clause
 from .judges import Answers, Judge, Usage
 from .judges.base import Direct, Span
 from .request import Packed, pack
-from .results import UNSURE, Result, case_passed
+from .results import UNSURE, Result, case_passed, case_undecided
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,11 @@ class Report:
         return case_passed(self.results)
 
     @property
+    def undecided(self) -> bool:
+        """Every verdict reads unsure: the judge could not decide the case."""
+        return case_undecided(self.results)
+
+    @property
     def cost_usd(self) -> float:
         """What this judge billed (0 for offline judges)."""
         return self.usage.input_tokens * self.price_per_billion_input_tokens / 1e9
@@ -124,10 +129,14 @@ class Report:
 
 
 def prepare(case: Case, chosen: Sequence[Evaluator] | None, judge: Judge) -> Packed:
-    """The request `judge` will receive for `case`, budget-checked."""
+    """The request `judge` will receive for `case`: held to Jev's token budgets when it goes
+    to a server (`base_url`); an offline judge sends nothing, and reads a long chunk in
+    windows of its own."""
     selected = registry.defaults(case) if chosen is None else registry.resolve(list(chosen))
-    packed = pack(case, selected, judge.model or wire.DEFAULT_MODEL)
-    packed.check_budget()
+    asks_a_server = judge.base_url is not None
+    packed = pack(case, selected, judge.model or wire.DEFAULT_MODEL, budgets=asks_a_server)
+    if asks_a_server:
+        packed.check_budget()
     return packed
 
 

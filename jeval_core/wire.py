@@ -132,13 +132,14 @@ def parse_json(text: str) -> Any:
         raise ValueError(one_line(err, 120)) from None
 
 
-def loads(raw: bytes, where: str) -> Any:
-    """A reply body as JSON, or a JudgeError naming the server."""
+def loads(raw: bytes, where: str, what: str = "a Jev-compatible server") -> Any:
+    """A reply body as JSON, or a JudgeError naming the server and the kind it should be
+    (`what`: the judge's own, as its `http.Connection` says it)."""
     try:
         return parse_json(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as err:
         raise JudgeError(f"{where} answered with a body that is not valid JSON ({err}); "
-                         "check the base URL points at a Jev-compatible server") from None
+                         f"check the base URL points at {what}") from None
 
 
 def answers(data: Any, asked: Iterable[str], where: str) -> dict[str, float]:

@@ -129,10 +129,17 @@ class ExplodesOn(LexicalJudge):
         return super().answer(packed)
 
 
+class AsksAServer(LexicalJudge):
+    """The lexical judge's answers, for a judge whose requests go to a server (so Jev's token
+    budgets hold them)."""
+
+    base_url = "http://127.0.0.1:9"
+
+
 def test_a_batch_keeps_input_order_and_reports_bad_cases_alone():
     good = load_case("jev_pricing")
     huge = Case(good.input, good.output, None, ("word " * 60_000,))
-    outcomes = score_many([good, huge, good], CHUNK_RELEVANCE, LexicalJudge(), concurrency=2)
+    outcomes = score_many([good, huge, good], CHUNK_RELEVANCE, AsksAServer(), concurrency=2)
     assert [o.index for o in outcomes] == [0, 1, 2]
     assert outcomes[0].report is not None and outcomes[2].report is not None
     assert outcomes[1].report is None and "request too large" in outcomes[1].error

@@ -415,6 +415,18 @@ def test_a_redirect_is_an_error_and_the_key_never_goes_to_the_location(code):
     assert len(server.received("POST")) == 1
 
 
+@pytest.mark.parametrize("location", ["http://[::1", "http://[bad]/", "http://host:port/"])
+def test_a_redirect_to_a_malformed_location_is_refused_at_once_as_any_redirect(location):
+    with HostileServer() as server:
+        server.script("POST", PATH, status(302, answer_all, Location=location))
+        with pytest.raises(JudgeError) as caught:
+            score(CASE, None, judge_for(server))
+        asked = len(server.received("POST"))
+    message = assert_one_judge_error(caught.value)
+    assert "redirected to" in message and "(302)" in message and "cannot reach" not in message
+    assert asked == 1, "a redirect is refused, not retried"
+
+
 def test_hostile_metadata_on_a_good_answer_is_cleaned():
     request_id = f"{ANSI_CLEAR}{KEY}\x1b]8;;http://e\x07" + "r" * 8000
 

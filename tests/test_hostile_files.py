@@ -255,44 +255,60 @@ def test_a_custom_evaluators_words_print_inert_in_the_text_table(tmp_path):
 # ---- a damaged row in the run store -------------------------------------------------------
 
 
-def two_runs_one_damaged() -> str:
-    """Two lexical runs of the sample; the first one's definitions cell corrupted (a hand
-    edit, a disk fault). The damaged run's id."""
+CORRUPT_CELLS = [("definitions", '[{"name": '), ("started_at", "yesterday-ish"),
+                 ("cost_usd", "a lot")]
+
+
+def two_runs_one_damaged(cell: str = "definitions", value: str = '[{"name": ') -> str:
+    """Two lexical runs of the sample; the first one's `cell` set to `value`, text that does
+    not read as what the cell holds (a hand edit, a disk fault). The damaged run's id."""
+    import sqlalchemy as sa
+
     from jeval_core.inputs import datasets
     from jeval_core.runs import run as runs
-    from jeval_core.runs.store import open_store, runs_t
+    from jeval_core.runs.store import open_store
 
     sample = datasets.load(SAMPLE)
     with open_store() as store:
         ids = [runs.run_dataset(sample, judges.get("lexical"), store, name=name,
                                 chosen=evaluators.resolve(["chunk_relevance"])).run.id
                for name in ("damaged one", "good one")]
-        store._transact(lambda conn: conn.execute(runs_t.update().where(
-            runs_t.c.id == ids[0]).values(definitions='[{"name": ')), "corrupt")
+        store._transact(lambda conn: conn.execute(
+            sa.text(f"UPDATE jeval_runs SET {cell} = :value WHERE id = :id"),
+            {"value": value, "id": ids[0]}), "corrupt")
     return ids[0]
 
 
-def test_one_corrupt_definitions_cell_is_one_damaged_row_in_jeval_runs():
-    damaged = two_runs_one_damaged()
+@pytest.mark.parametrize(("cell", "value"), CORRUPT_CELLS)
+def test_one_corrupt_cell_is_one_damaged_row_in_jeval_runs_naming_the_cell(cell, value):
+    damaged = two_runs_one_damaged(cell, value)
     listed = run_cli(["runs"])
     assert listed.code == 0, listed.err
     rows = {line.split()[0]: line for line in listed.out.splitlines()[1:]}
-    assert rows[damaged[:8]].rstrip().endswith("damaged")
+    assert rows[damaged[:8]].rstrip().endswith(f"damaged ({cell})")
+    assert ("unreadable" in rows[damaged[:8]]) == (cell == "started_at")
     assert any("good one" in row and row.rstrip().endswith("finished") for row in rows.values())
+
+
+@pytest.mark.parametrize(("cell", "value"), CORRUPT_CELLS)
+def test_resuming_a_run_with_a_corrupt_cell_is_refused_in_one_line_naming_it(cell, value):
+    damaged = two_runs_one_damaged(cell, value)
     resumed = run_cli(["run", str(SAMPLE), "--judge", "lexical", "--resume", damaged])
-    assert "is damaged in the run store" in assert_one_line_failure(resumed, (2,))
+    line = assert_one_line_failure(resumed, (2,))
+    assert f"run {damaged[:8]} is damaged in the run store (its {cell} cell" in line
 
 
-def test_one_corrupt_definitions_cell_leaves_the_dashboard_readable():
+@pytest.mark.parametrize(("cell", "value"), CORRUPT_CELLS)
+def test_one_corrupt_cell_leaves_the_dashboard_readable(cell, value):
     from streamlit.testing.v1 import AppTest
 
-    two_runs_one_damaged()
+    two_runs_one_damaged(cell, value)
     at = AppTest.from_file("../app.py", default_timeout=120).run()
     at.switch_page("pages/dashboard.py").run()
     assert not at.exception
     table = next(d.value for d in at.dataframe if "kind" in d.value.columns)
     assert dict(zip(table["name"], table["status"], strict=True)) == {
-        "damaged one": "damaged", "good one": "finished"}
+        "damaged one": f"damaged ({cell})", "good one": "finished"}
 
 
 # ---- custom evaluators per link and per case ---------------------------------------------

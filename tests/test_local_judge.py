@@ -10,9 +10,10 @@ import hashlib
 import pytest
 from conftest import ROOT, load_case
 
-from jeval_core import Case, JudgeError, evaluators, judges, score
+from jeval_core import Case, CaseError, JudgeError, evaluators, judges, score
 from jeval_core.judges import reader
 from jeval_core.judges.local import LocalJudge
+from jeval_core.judges.similarity import MAX_QUESTIONS
 from jeval_core.request import pack
 
 E = evaluators.EVALUATORS
@@ -34,6 +35,13 @@ def test_a_reader_that_is_not_the_pinned_file_is_refused(tmp_path):
     fake.write_bytes(b"not a model")
     with pytest.raises(JudgeError, match="not the file jeval was calibrated with"):
         reader.Model(fake, reader.MODEL_SHA256)
+
+
+def test_a_reader_that_links_to_dev_zero_is_refused_before_a_byte_is_read(tmp_path):
+    link = tmp_path / "reader.onnx"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(JudgeError, match="reader.onnx .* is not a regular file"):
+        reader.Model(link, reader.MODEL_SHA256)
 
 
 def test_it_is_the_default_judge(seed_case):
@@ -60,6 +68,24 @@ def test_a_long_chunk_is_read_in_windows_and_its_answering_sentence_found(judge)
     found = score(Case(question, context=(chunk,)), [E["chunk_relevance"]], judge)
     assert found.results["chunk_relevance"].details[0].yes
     assert not alone.results["chunk_relevance"].details[0].yes
+
+
+def test_more_questions_than_its_own_cap_are_refused_in_its_own_words(judge):
+    statements = " ".join(f"Statement {i} is here." for i in range(MAX_QUESTIONS + 1))
+    with pytest.raises(CaseError) as caught:
+        score(Case("What is stated?", context=(statements,)), [E["context_relevancy"]], judge)
+    message = str(caught.value)
+    assert f"the local judge answers at most {MAX_QUESTIONS:,} questions" in message
+    assert f"context_relevancy asks {MAX_QUESTIONS + 1:,}" in message and "Jev" not in message
+
+
+def test_more_reads_than_the_readers_own_cap_are_refused_in_its_own_words(judge, monkeypatch):
+    monkeypatch.setattr(reader, "MAX_READS", 20)
+    chunk = " ".join(f"Backup set {i} is copied to the vault on day {i}." for i in range(300))
+    with pytest.raises(CaseError, match="the local judge reads at most 20 passages of up to "
+                                        "128 tokens per case"):
+        score(Case("When is backup set 299 copied?", context=(chunk,)), [E["chunk_relevance"]],
+              judge)
 
 
 def test_an_edit_to_one_chunk_reads_only_that_chunks_pairs_again():

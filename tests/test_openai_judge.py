@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
+from conftest import ROOT
 from hostile_server import HostileServer, Reply, hang, stopping
 from pydantic import TypeAdapter
 
@@ -58,6 +61,18 @@ def judge_on(server: HostileServer, **kw) -> OpenAIJudge:
                           "retry": FAST, **kw})
 
 
+def jeval(*args: str) -> subprocess.CompletedProcess[str]:
+    """`jeval ARGS` in a subprocess, no terminal to prompt on."""
+    return subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def jeval_against(server: HostileServer, *args: str) -> subprocess.CompletedProcess[str]:
+    """`jeval ARGS` with the openai judge asking `server`, chunk relevance only."""
+    return jeval(*args, "--judge", "openai", "--base-url", f"{server.url}/v1", "--model", "m",
+                 "--evaluators", "chunk_relevance")
+
+
 # ---- reading p(yes) from token probabilities -------------------------------------------------
 
 def test_every_spelling_of_yes_and_of_no_is_summed_and_renormalised():
@@ -89,11 +104,38 @@ def test_the_classic_completions_shape_is_read():
     assert logprobs.read(choice).p == pytest.approx(0.6 / 0.9)
 
 
-def test_values_that_are_no_log_probabilities_are_left_out():
-    choice = {"logprobs": {"content": [{"token": "Yes", "logprob": float("nan"), "top_logprobs": [
-        {"token": "Yes", "logprob": 3.0}, {"token": "yes", "logprob": True},
+def test_values_that_are_no_numbers_are_left_out():
+    choice = {"logprobs": {"content": [{"token": "No", "logprob": math.log(0.5), "top_logprobs": [
+        {"token": "yes", "logprob": True}, {"token": "Yes", "logprob": "-0.1"},
         {"token": "No", "logprob": math.log(0.5)}]}]}}
     assert logprobs.read(choice).p == 0.0
+
+
+def test_float_noise_above_zero_reads_as_a_certain_answer():
+    assert logprobs.read(top(("Yes", 1.0 + 1e-9), ("No", 1e-9))).p == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("bad", [0.5, 0.001, 1e300])
+def test_a_logprob_above_zero_on_the_chosen_yes_leaves_the_question_unanswered(bad):
+    choice = top(("Yes", 0.6), ("No", 0.1))
+    choice["logprobs"]["content"][0]["logprob"] = bad  # the chosen token's own value
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, chat_reply(choice)))
+        with pytest.raises(QuestionsUnanswered) as caught:  # never a confident "no"
+            score(CASE, CHUNKS, judge_on(server))
+    message = str(caught.value)
+    assert "\n" not in message and set(caught.value.problems) == {"cr0", "cr1"}
+    assert "log-probability of 'Yes', which must be 0 or below" in message
+
+
+def test_probabilities_sent_where_logprobs_go_leave_the_question_unanswered():
+    items = [{"token": "Yes", "logprob": 0.9}, {"token": "No", "logprob": 0.1}]
+    choice = {"message": {"role": "assistant", "content": "Yes"},
+              "logprobs": {"content": [{**items[0], "top_logprobs": items}]}}
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, chat_reply(choice)))
+        with pytest.raises(QuestionsUnanswered, match="are these probabilities, not logprobs"):
+            score(CASE, CHUNKS, judge_on(server))
 
 
 # ---- the prompt -------------------------------------------------------------------------------
@@ -166,6 +208,34 @@ def test_completions_send_a_cases_prompts_as_one_list_that_fits_the_openai_types
     TypeAdapter(CompletionCreateParamsNonStreaming).validate_python(sent.json())
     assert len(sent.json()["prompt"]) == 2 and report.usage.requests == 1
     assert all(q["p"] == pytest.approx(0.125) for q in report.questions())
+
+
+def _completion(index, p_yes: float) -> dict:
+    choice = {"text": " Yes", "logprobs": {"content": [{
+        "token": " Yes", "logprob": math.log(p_yes), "top_logprobs": [
+            {"token": " Yes", "logprob": math.log(p_yes)},
+            {"token": " No", "logprob": math.log(1 - p_yes)}]}]}}
+    return choice if index is None else {"index": index, **choice}
+
+
+@pytest.mark.parametrize("indices", [(0, 0), (1, 1), (0, None), (0, 2), (0, -1), (0, True)])
+def test_completions_whose_choice_indices_are_not_each_prompts_once_are_refused(indices):
+    reply = {"choices": [_completion(i, 0.9 - 0.8 * n) for n, i in enumerate(indices)],
+             "usage": {"prompt_tokens": 80}}
+    with HostileServer() as server:
+        server.script("POST", COMPLETIONS, Reply(200, {}, reply))
+        message = one_line_error(server, endpoint="completions")
+    assert "/completions answered 2 prompts with the choice indices" in message
+    assert "not each of 0 to 1 once" in message
+
+
+def test_completions_answers_are_placed_by_their_index_not_their_position():
+    reply = {"choices": [_completion(1, 0.1), _completion(0, 0.9)],
+             "usage": {"prompt_tokens": 80}}
+    with HostileServer() as server:
+        server.script("POST", COMPLETIONS, Reply(200, {}, reply))
+        report = score(CASE, CHUNKS, judge_on(server, endpoint="completions"))
+    assert [round(q["p"], 2) for q in report.questions()] == [0.9, 0.1]
 
 
 def test_the_case_reports_requests_input_and_cached_tokens_and_cost_at_the_price_set():
@@ -283,10 +353,52 @@ def test_one_deadline_holds_for_the_whole_case():
         assert time.monotonic() - started < 1.5 + 10.0
 
 
+def test_case_deadline_shortens_the_time_a_case_may_take_from_the_cli(tmp_path):
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(CASE.to_dict()))
+    with HostileServer() as server:
+        server.script("POST", CHAT, hang())
+        started = time.monotonic()
+        done = jeval_against(server, "score", str(path), "--case-deadline", "2")
+        took = time.monotonic() - started
+    assert done.returncode == 3, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "gave up at the 2 s budget" in line
+    assert took < 2 + 30  # a correctness bound, not a benchmark: 180 s without the flag
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "nan", "inf", "3601"])
+def test_a_case_deadline_that_is_no_sane_number_of_seconds_is_refused(tmp_path, value):
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(CASE.to_dict()))
+    with HostileServer() as server:
+        done = jeval_against(server, "score", str(path), "--case-deadline", value)
+        assert server.received() == []
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "the case deadline must be a number of seconds above 0 and at most 3600" in line
+
+
+def test_case_deadline_is_for_the_openai_judge_only(tmp_path):
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(CASE.to_dict()))
+    done = jeval("score", str(path), "--judge", "lexical", "--case-deadline", "30")
+    assert done.returncode == 2 and "--case-deadline: for --judge openai, not lexical" in (
+        done.stderr)
+
+
 def test_a_reply_over_the_size_cap_is_refused():
     with HostileServer() as server:
         server.script("POST", CHAT, Reply(200, {}, b" " * (5 * 1024 * 1024)))
         assert "larger than 4 MB" in one_line_error(server)
+
+
+def test_a_reply_that_is_not_json_says_to_point_at_an_openai_compatible_server():
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {"Content-Type": "text/html"}, "<html>"))
+        message = one_line_error(server)
+    assert "not valid JSON" in message and "an OpenAI-compatible server" in message
+    assert "Jev" not in message
 
 
 def test_a_server_without_logprobs_leaves_each_question_unanswered_and_says_why():
@@ -326,6 +438,43 @@ def test_models_are_listed_from_the_server():
         server.script("GET", "/v1/models", Reply(200, {}, {"object": "list", "data": [
             {"id": "llama3.2", "object": "model", "owned_by": "library"}]}))
         assert [m.name for m in judge_on(server).models()] == ["llama3.2"]
+
+
+# ---- answers the model is unsure of ----------------------------------------------------------
+
+UNSURE_REPLY = chat_reply(top(("Yes", 0.3), ("No", 0.05), ("The", 0.6)))  # yes + no: 0.35
+
+
+def test_a_result_whose_every_verdict_reads_unsure_claims_no_confidence():
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, UNSURE_REPLY))
+        result = score(CASE, CHUNKS, judge_on(server)).results["chunk_relevance"]
+    assert result.score == 1.0 and all(d.unsure for d in result.details)
+    assert result.confidence == 0.0  # |score - 0.5| x 2 would say 1.0
+
+
+def test_score_check_says_the_judge_could_not_decide_a_case_whose_every_verdict_is_unsure(
+        tmp_path):
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(CASE.to_dict()))
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, UNSURE_REPLY))
+        done = jeval_against(server, "score", str(path), "--check")
+    assert done.returncode == 1, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"jeval: {path}: every verdict reads unsure")
+    assert "could not decide" in line and "case: PASSED" in done.stdout
+
+
+def test_run_check_says_the_judge_could_not_decide_the_cases_whose_every_verdict_is_unsure(
+        tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"id": "one", **CASE.to_dict()}) + "\n")
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, UNSURE_REPLY))
+        done = jeval_against(server, "run", str(data), "--check")
+    assert done.returncode == 1, done.stderr
+    assert "every verdict of 1 case(s) reads unsure" in done.stderr
 
 
 # ---- a real server: llama.cpp with SmolLM2-135M ---------------------------------------------

@@ -6,7 +6,7 @@ from itertools import chain
 import pytest
 from conftest import EXAMPLES, load_case
 
-from jeval_core import BudgetError, Case, evaluators, score, wire
+from jeval_core import BudgetError, Case, evaluators, judges, score, wire
 from jeval_core.judges import OfflineJudge
 from jeval_core.judges.lexical import LexicalJudge
 from jeval_core.request import one_call_per_question, pack
@@ -193,7 +193,17 @@ def test_an_oversized_chunk_is_named_with_the_budget_it_breaks(seed_case):
     assert "context[4]" in str(caught.value)
     assert f"{wire.STATE_PLUS_QUESTION_BUDGET:,}" in str(caught.value)
     with pytest.raises(BudgetError, match=r"context\[4\]"):
-        score(case, CHUNKS)
+        score(case, CHUNKS, _ModelJudge())  # before a byte is sent to its server
+
+
+@pytest.mark.parametrize("judge", ["local", "lexical", "devx"])
+def test_an_offline_judge_scores_a_chunk_over_jevs_budget_as_it_sends_no_request(judge):
+    filler = "The office plants are watered on Mondays. " * 25_000  # 1 MB, one read cached
+    case = Case("How often are API keys rotated?", context=(
+        filler + "API keys are rotated every ninety days.", "Founded in 2024."))
+    assert wire.estimate_text(case.context[0]) > wire.STATE_PLUS_QUESTION_BUDGET
+    result = score(case, CHUNKS, judges.get(judge)).results["chunk_relevance"]
+    assert result.score is not None and len(result.details) == 2
 
 
 def test_an_oversized_chunk_does_not_stop_evaluators_that_never_send_it(seed_case):
@@ -230,10 +240,12 @@ def test_a_case_within_budget_has_no_problem(seed_case):
 
 
 class _ModelJudge(OfflineJudge):
-    """A judge that names a model, as the hosted judge does, and must never be asked."""
+    """A judge that names a model and a server, as the hosted judge does, and must never be
+    asked."""
 
     name = "named"
     model = "jev-2"
+    base_url = "http://127.0.0.1:9"
 
     def answer(self, packed):
         raise AssertionError("the judge was asked")

@@ -144,6 +144,27 @@ def test_a_resume_retries_the_cases_the_judge_could_not_answer(tmp_path):
         assert all(row.report is not None for row in s.cases(first.run.id))
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_case_id_holding_a_nul_is_kept_and_resumed_on_every_store(tmp_path, kind, request):
+    ids = ["a\x00b", "\x00", "c"]  # PostgreSQL's text cannot hold a NUL as it is
+    data = tmp_path / "nul.jsonl"
+    data.write_text("".join(json.dumps({"id": i, "input": "How do I rotate a key?",
+                                        "context": ["Create a second key."]}) + "\n"
+                            for i in ids))
+    url = f"sqlite:///{tmp_path / 'runs.db'}" if kind == "sqlite" else new_database(
+        request.getfixturevalue("postgres_url"))
+    with open_store(url) as s, pytest.raises(KeyboardInterrupt):
+        run_dataset(datasets.load(data), Counting(crash_after=2), s, chosen=CHUNKS,
+                    concurrency=1)
+    with open_store(url) as s:
+        run_id = s.runs()[0].id
+        assert [r.case_id for r in s.cases(run_id)] == ids[:2]
+    assert jeval("run", str(data), "--resume", run_id[:8], db=url).returncode == 0
+    with open_store(url) as s:
+        assert [r.case_id for r in s.cases(run_id)] == ids
+        assert s.run(run_id).status == "finished"
+
+
 # --- 3. resume's edges ----------------------------------------------------------------------
 
 
@@ -293,6 +314,30 @@ def test_ctrl_c_prints_one_line_with_what_was_kept_and_the_resume_command(tmp_pa
     assert "interrupted" in line and f"--resume {run_id[:8]}" in line
 
 
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_sigterm_and_sighup_stop_a_run_as_ctrl_c_does_with_their_own_exit_code(
+        tmp_path, signum, code):
+    db = tmp_path / "runs.db"
+    data = big_dataset(tmp_path)
+    clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jeval_core.commands.cli", "run", str(data), "--judge", "lexical",
+         "--concurrency", "1"], cwd=ROOT, env={**clean, "JEVAL_DB": f"sqlite:///{db}"},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        run_id = wait_for_cases(f"sqlite:///{db}", proc)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    (line,) = err.strip().splitlines()
+    assert f"stopped by {signum.name}" in line and f"--resume {run_id[:8]}" in line
+    with open_store(f"sqlite:///{db}") as s:
+        assert s.run(run_id).status == "cancelled"  # as Ctrl+C leaves it, not "running"
+
+
 def _completions(request) -> dict:
     """An OpenAI-compatible /v1/completions reply: " Yes" at 0.8 for each prompt in the list."""
     import math
@@ -305,15 +350,15 @@ def _completions(request) -> dict:
         "usage": {"prompt_tokens": 100}}
 
 
-def openai_run_stopped_by_the_server(db: Path, server) -> list[str]:
-    """A `--judge openai --endpoint completions --per-case 2 --price 2` run the server answered
-    nothing of (a 400): the resume command the CLI printed."""
+def openai_run_stopped_by_the_server(db: Path, server, *more: str) -> list[str]:
+    """A `--judge openai --endpoint completions --per-case 2 --price 2` run (and `more`
+    flags) the server answered nothing of (a 400): the resume command the CLI printed."""
     from hostile_server import Reply
 
     server.script("POST", "/v1/completions", Reply(400, {}, {"error": {"message": "busy"}}))
     first = jeval("run", str(SAMPLE), "--judge", "openai", "--base-url", f"{server.url}/v1",
                   "--model", "m", "--endpoint", "completions", "--per-case", "2", "--price",
-                  "2", "--evaluators", "chunk_relevance", db=db)
+                  "2", "--evaluators", "chunk_relevance", *more, db=db)
     return one_line(first, 3).split("continue with: ", 1)[1].split()
 
 
@@ -332,9 +377,24 @@ def test_an_openai_run_resumes_with_its_own_endpoint_and_price(tmp_path):
     with open_store(f"sqlite:///{db}") as s:
         (run,) = s.runs()
     assert run.judge_settings == {"endpoint": "completions", "concurrency": 2,
-                                  "price_per_million_input_tokens": 2.0}
+                                  "price_per_million_input_tokens": 2.0, "case_deadline": 180.0}
     assert run.status == "finished" and run.cost_usd == pytest.approx(
         run.input_tokens * 2 / 1e6) and run.cost_usd > 0
+
+
+def test_an_openai_run_keeps_its_case_deadline_and_a_resume_may_give_another(tmp_path):
+    from hostile_server import HostileServer, Reply
+
+    db = tmp_path / "runs.db"
+    with HostileServer() as server:
+        command = openai_run_stopped_by_the_server(db, server, "--case-deadline", "30")
+        with open_store(f"sqlite:///{db}") as s:
+            assert s.runs()[0].judge_settings["case_deadline"] == 30.0
+        server.script("POST", "/v1/completions", Reply(200, {}, _completions))
+        again = jeval(*command[1:], "--case-deadline", "90", db=db)  # a slow model's resume
+    assert again.returncode == 0, again.stderr
+    with open_store(f"sqlite:///{db}") as s:
+        assert s.runs()[0].status == "finished"
 
 
 @pytest.mark.parametrize(("flag", "named"), [(("--endpoint", "chat"), "--endpoint completions"),

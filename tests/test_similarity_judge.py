@@ -67,6 +67,38 @@ def test_a_file_that_is_not_the_pinned_one_is_refused(tmp_path):
         _verified(fake, "0" * 64)
 
 
+def test_a_fifo_in_place_of_a_model_file_is_refused_without_waiting_for_a_writer(tmp_path):
+    import threading
+
+    fifo = tmp_path / "model.onnx"
+    os.mkfifo(fifo)
+    refused: list[BaseException] = []
+
+    def check() -> None:
+        try:
+            _verified(fifo, "0" * 64)
+        except JudgeError as err:
+            refused.append(err)
+
+    worker = threading.Thread(target=check, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    try:
+        assert not worker.is_alive(), "the check waited on the FIFO"
+        assert "model.onnx" in str(refused[0]) and "not a regular file" in str(refused[0])
+    finally:
+        if worker.is_alive():  # release it: a writer that opens and closes
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+
+def test_a_model_file_larger_than_any_model_is_refused_before_it_is_read(tmp_path):
+    huge = tmp_path / "model.onnx"
+    with huge.open("wb") as f:  # sparse: 65 MB that take no room on disk
+        f.truncate(65 * 2**20)
+    with pytest.raises(JudgeError, match="over the 64 MB a model file may be"):
+        _verified(huge, "0" * 64)
+
+
 
 def test_it_flags_the_insulting_sentences(judge):
     result = score(load_case("toxic_answer"), [E["toxicity"]], judge).results["toxicity"]

@@ -138,6 +138,15 @@ def test_add_case_is_idempotent_and_the_stored_indices_drive_resume(url: str) ->
     assert (summary.done, summary.passed, summary.pass_rate) == (5, 3, 0.6)
 
 
+@pytest.mark.parametrize("case_id", ["a\x00b", "\x00", '"quoted"', '"', "back\\slash"])
+def test_a_case_id_reads_back_as_typed_on_every_database(url: str, case_id: str) -> None:
+    with open_store(url) as s:  # PostgreSQL's text holds no NUL: the cell escapes it
+        run_id = new_run(s, cases=1)
+        s.add_case(run_id, 0, case_id=case_id, case={"id": case_id}, report=None, error=None,
+                   passed=True, scores={}, input_tokens=0, cost_usd=0.0)
+        assert [r.case_id for r in s.cases(run_id)] == [case_id]
+
+
 def test_runs_newest_first_by_dataset_and_delete(url: str) -> None:
     with open_store(url) as s:
         first = new_run(s, dataset="a.jsonl", seeded=True, name="example run (seeded)")
@@ -237,6 +246,18 @@ def test_an_older_schema_is_migrated_and_opening_again_is_a_no_op(
     monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:latest])  # an older jeval
     with pytest.raises(JevalError, match=f"schema version {latest + 1}, newer than this jeval"):
         open_store(url)
+
+
+def test_an_older_case_id_that_begins_with_a_quote_reads_back_as_it_was(url: str) -> None:
+    old = _version_1_database(url)
+    engine = sa.create_engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.text("UPDATE jeval_cases SET case_id = :id"), {"id": '"c0"'})
+    finally:
+        engine.dispose()
+    with open_store(url) as s:
+        assert [r.case_id for r in s.cases(old)] == ['"c0"']
 
 
 def test_an_empty_database_gets_every_migration(url: str) -> None:

@@ -8,33 +8,47 @@ stderr that never contains a key. Nothing heavy is imported before the Ctrl+C ha
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 
+# SIGTERM and SIGHUP stop jeval as Ctrl+C does (a run is kept as cancelled, one line, the
+# resume command), with their own exit codes (143, 129).
+STOPPING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                 if hasattr(signal, name))
+
 
 def _interrupted_early(signum: int, frame: object) -> None:
-    print("jeval: interrupted", file=sys.stderr)
-    os._exit(130)
+    print("jeval: interrupted" if signum == signal.SIGINT else
+          f"jeval: stopped by {signal.Signals(signum).name}", file=sys.stderr)
+    os._exit(128 + signum)
 
 
-# Run as the `jeval` command, Ctrl+C while the rest loads ends quietly; main() hands Ctrl+C
-# back to Python as soon as it runs. Imported as a library, nothing changes.
+# Run as the `jeval` command, Ctrl+C (or SIGTERM, SIGHUP) while the rest loads ends quietly;
+# main() hands them to Python as soon as it runs. Imported as a library, nothing changes.
 if __name__ == "__main__" or os.path.basename(sys.argv[0]) in ("jeval", "jeval.exe"):
-    signal.signal(signal.SIGINT, _interrupted_early)
+    for _signum in (signal.SIGINT, *STOPPING):
+        signal.signal(_signum, _interrupted_early)
 
 import argparse  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from typing import TYPE_CHECKING, NoReturn  # noqa: E402
 
-from ..errors import BAD_INPUT, FAILED, INTERNAL, SCORED  # noqa: E402
+from ..errors import (  # noqa: E402
+    BAD_INPUT,
+    FAILED,
+    INTERNAL,
+    INTERRUPTED,
+    SCORED,
+    Signalled,
+)
 
 if TYPE_CHECKING:
     from ..evaluators import Evaluator
     from ..inputs.casefile import CaseFile
     from ..scoring import Report
 
-INTERRUPTED = 130
 KEY_VARIABLES = ("TYPESAFE_API_KEY", "OPENROUTER_API_KEY")
 
 
@@ -53,15 +67,28 @@ class _Parser(argparse.ArgumentParser):
         _fail(f"{message} (see `{self.prog} --help`)", BAD_INPUT)
 
 
+def _stopped(signum: int, frame: object) -> None:
+    """SIGTERM or SIGHUP: raised in the main thread as Ctrl+C's KeyboardInterrupt is."""
+    raise Signalled(signum, signal.Signals(signum).name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    before = {signum: signal.getsignal(signum) for signum in STOPPING}
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        for signum in STOPPING:
+            signal.signal(signum, _stopped)
         return _main(argv)
     except KeyboardInterrupt as err:
-        print(f"jeval: {getattr(err, 'message', None) or 'interrupted'}", file=sys.stderr)
-        return INTERRUPTED
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            print(f"jeval: {getattr(err, 'message', None) or 'interrupted'}", file=sys.stderr)
+        return int(getattr(err, "exit_code", INTERRUPTED))
     except BrokenPipeError:
         return SCORED
+    finally:  # called in-process (a test, a script), the caller's handlers come back
+        for signum, handler in before.items():
+            if handler is not None:
+                signal.signal(signum, handler)
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -206,6 +233,15 @@ def _run_score(args: argparse.Namespace) -> int:
                            + render_text(r) for path, r in zip(args.cases, reports,
                                                                 strict=True)))
     failed = any(r.passed is not True for r in reports)
+    if args.check:
+        from ..text import one_line
+
+        for path, report in zip(args.cases, reports, strict=True):
+            if report.undecided:  # a pass (or a fail) on no verdict the judge can tell
+                print(f"jeval: {one_line(path, 200)}: every verdict reads unsure, so the "
+                      "judge could not decide the case: --check does not pass it",
+                      file=sys.stderr)
+                failed = True
     return FAILED if args.check and failed else SCORED
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 # `--judge openai` only: how its questions are sent, and what its tokens cost
 OPENAI_FLAGS = {"endpoint": "--endpoint", "concurrency": "--per-case",
-                "price_per_million_input_tokens": "--price"}
+                "price_per_million_input_tokens": "--price", "case_deadline": "--case-deadline"}
 
 
 def add_openai_flags(parser: argparse.ArgumentParser) -> None:
@@ -29,11 +29,14 @@ def add_openai_flags(parser: argparse.ArgumentParser) -> None:
                         help="--judge openai: a case's questions in flight at once (default 4)")
     parser.add_argument("--price", type=float, metavar="USD", help="--judge openai: dollars "
                         "per million input tokens, for the cost shown (default: none)")
+    parser.add_argument("--case-deadline", type=float, metavar="SECONDS",
+                        help="--judge openai: how long a case's questions may take, retries "
+                        "included, before it gives up (default 180, at most 3600)")
 
 
 # the argparse attribute each of them is parsed into
 OPENAI_ATTRIBUTES = {"endpoint": "endpoint", "concurrency": "concurrency_per_case",
-                     "price_per_million_input_tokens": "price"}
+                     "price_per_million_input_tokens": "price", "case_deadline": "case_deadline"}
 
 
 def _openai_settings(args: argparse.Namespace) -> dict[str, object]:

@@ -2,7 +2,8 @@
 
 Kept apart from cli.py so `jeval score` never imports the store. Same contract: one line
 per failure on stderr, exit 0 scored, 1 a case failed or is incomplete (with --check), 2 bad
-input, 3 the judge could not answer some cases (resume the run), 130 interrupted (resume).
+input, 3 the judge could not answer some cases (resume the run), 130 interrupted (resume;
+SIGTERM 143 and SIGHUP 129 stop a run the same way).
 """
 
 from __future__ import annotations
@@ -70,7 +71,15 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str, file_help: s
 
 def main(args: argparse.Namespace) -> int:
     from .. import evaluators
-    from ..errors import CaseError, Interrupted, JevalError, StoreFull, StoreUnavailable
+    from ..errors import (
+        INTERRUPTED,
+        CaseError,
+        Interrupted,
+        JevalError,
+        Signalled,
+        StoreFull,
+        StoreUnavailable,
+    )
     from ..inputs import datasets, evaluator_files
     from ..runs.run import check_resumable, open_run, run_dataset, stored_settings
     from ..runs.store import open_store
@@ -120,12 +129,14 @@ def main(args: argparse.Namespace) -> int:
             outcome = run_dataset(dataset, judge, store, chosen=chosen, thresholds=thresholds,
                                   resume=run_id, concurrency=args.concurrency,
                                   on_progress=bar.update)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as err:  # Ctrl+C, or SIGTERM / SIGHUP (Signalled)
             bar.close()
             what = "every finished case is kept"
             with contextlib.suppress(JevalError):
                 what = f"{len(store.cases(run_id))} of {len(dataset.rows)} cases kept"
-            raise Interrupted(f"interrupted; {what}. Continue with: {again}") from None
+            why = err.message if isinstance(err, Signalled) else "interrupted"
+            raise Interrupted(f"{why}; {what}. Continue with: {again}",
+                              getattr(err, "exit_code", INTERRUPTED)) from None
         except StoreUnavailable as err:
             bar.close()
             raise StoreUnavailable(f"{err}. Every case stored before is kept: once it "
@@ -150,7 +161,11 @@ def main(args: argparse.Namespace) -> int:
         return JUDGE_FAILED
     # an incomplete case is not a pass (README): a gate that let it through would fake one
     not_passed = outcome.summary.failed + outcome.summary.incomplete
-    return FAILED if args.check and not_passed else SCORED
+    undecided = sum(1 for o in outcome.outcomes.values() if o.report and o.report.undecided)
+    if args.check and undecided:  # nor is one whose every verdict reads unsure
+        print(f"jeval: every verdict of {undecided} case(s) reads unsure, so the judge could "
+              "not decide them: --check does not pass them", file=sys.stderr)
+    return FAILED if args.check and (not_passed or undecided) else SCORED
 
 
 def _chosen(names: str | None, custom: dict[str, Evaluator],
@@ -216,6 +231,7 @@ def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
         if stored.calibration and not getattr(args, "calibration", None):
             args.calibration = stored.calibration.split(" · ")[0]  # the run's own profile
         return chosen_judge(args)
+    from ..runs.run import PACING
     from .cli_judge import OPENAI_ATTRIBUTES, OPENAI_FLAGS
 
     normalise_base_url = judges.server_module(stored.judge).normalise_base_url
@@ -228,7 +244,7 @@ def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
                         "--base-url out to resume it against that server")
     args.judge, args.model = stored.judge, stored.model
     args.base_url = stored.base_url or args.base_url
-    for setting, value in stored.judge_settings.items():  # --endpoint, --per-case, --price
+    for setting, value in stored.judge_settings.items():  # --endpoint, --per-case, ...
         flag = OPENAI_FLAGS.get(setting)
         attribute = OPENAI_ATTRIBUTES.get(setting)
         if flag is None or attribute is None:
@@ -236,7 +252,7 @@ def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
         given = getattr(args, attribute, None)
         if given is None:
             setattr(args, attribute, value)
-        elif setting != "concurrency" and given != value:
+        elif setting not in PACING and given != value:
             raise CaseError(f"run {short} was asked with {flag} {one_line(str(value), 40)}: "
                             f"leave {flag} out to resume it the same way")
     return chosen_judge(args)
@@ -415,6 +431,9 @@ def _table(rows: Sequence[Sequence[str]]) -> list[str]:
             for r in rows]
 
 
+UNREADABLE = "unreadable"  # a stored cell that does not read (the run is "damaged")
+
+
 def add_runs_parser(sub: Any) -> None:
     runs = sub.add_parser("runs", help="list the runs kept in the run store")
     runs.add_argument("--dataset", help="only the runs of this dataset (its file name)")
@@ -428,8 +447,9 @@ def list_runs(args: argparse.Namespace) -> int:
         found = store.runs(args.dataset)
         rows: list[Sequence[str]] = [("run", "started (UTC)", "name", "dataset", "judge",
                                       "cases", "pass rate", "status")]
-        rows += [(r.id[:8], r.started_at.strftime("%Y-%m-%d %H:%M"), one_line(r.name, 50),
+        rows += [(r.id[:8], UNREADABLE if r.started_at is None else
+                  r.started_at.strftime("%Y-%m-%d %H:%M"), one_line(r.name, 50),
                   one_line(r.dataset, 40), r.judge, f"{r.done}/{r.cases}", percent(r.pass_rate),
-                  r.status) for r in found]
+                  r.shown_status) for r in found]
     print("\n".join(_table(rows)) if found else "no runs yet: jeval run DATA")
     return SCORED

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import stat
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -30,6 +31,8 @@ MAX_TOKENS = 256  # longer chunks are truncated: MiniLM was trained on 128-256 t
 BATCH = 16
 CACHE_SIZE = 8192  # embeddings kept across reruns (384 floats each: ~12 MB when full)
 TOKEN_CACHE_SIZE = 1024  # token matrices kept (float16; ~50 KB for a 64-token chunk)
+MAX_FILE_BYTES = 64 * 2**20  # a pinned model or tokenizer file is checked up to this size
+CHUNK_BYTES = 2**20  # read and hashed a megabyte at a time
 
 
 @dataclass(frozen=True)
@@ -51,12 +54,37 @@ def _package_file(package: str, relative: str) -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / relative
 
 
-def _verified(path: Path, sha256: str) -> Path:
+def _verified(path: Path, sha256: str, cap: int = MAX_FILE_BYTES) -> Path:
+    """`path` when it is a regular file of at most `cap` bytes whose sha256 is `sha256`; a
+    JudgeError otherwise. Nothing else is read: a symlink to /dev/zero or a FIFO is refused
+    before a byte is read (a FIFO is opened without waiting for a writer), and a file is read
+    in chunks, never past the cap."""
     try:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as err:
         raise JudgeError(f"the local judge cannot read {path} ({err.strerror}); "
                          "reinstall jeval (pip install -e .)") from None
+    with os.fdopen(fd, "rb", buffering=0) as file:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode) or found.st_size > cap:
+            what = ("not a regular file" if not stat.S_ISREG(found.st_mode)
+                    else f"{found.st_size:,} bytes, over the {cap // 2**20} MB a model file may be")
+            raise JudgeError(f"the local judge's {path.name} in {path.parent} is {what}; "
+                             "reinstall jeval (pip install -e .)")
+        hasher = hashlib.sha256()
+        read = 0
+        try:
+            while chunk := file.read(CHUNK_BYTES):
+                read += len(chunk)
+                if read > cap:
+                    raise JudgeError(f"the local judge's {path.name} in {path.parent} grew "
+                                     f"past the {cap // 2**20} MB a model file may be while it "
+                                     "was read; reinstall jeval (pip install -e .)")
+                hasher.update(chunk)
+        except OSError as err:
+            raise JudgeError(f"the local judge cannot read {path} ({err.strerror}); "
+                             "reinstall jeval (pip install -e .)") from None
+    digest = hasher.hexdigest()
     if digest != sha256:
         raise JudgeError(f"{path.name} in {path.parent} is not the file jeval was calibrated "
                          f"with (sha256 {digest[:12]}..., expected {sha256[:12]}...); "

@@ -118,6 +118,20 @@ class _TooLarge(Exception):
     """The reply grew past MAX_REPLY_BYTES."""
 
 
+class _Redirected(Exception):
+    """A 3xx reply: refused as it arrives, before httpx reads its Location (a malformed one
+    would otherwise be an error of the transport, retried as a server out of reach)."""
+
+    def __init__(self, status: int, location: str) -> None:
+        super().__init__(status)
+        self.status, self.location = status, location
+
+
+def _refuse_redirect(response: httpx.Response) -> None:
+    if 300 <= response.status_code < 400:
+        raise _Redirected(response.status_code, response.headers.get("location", "elsewhere"))
+
+
 @dataclass(frozen=True)
 class Reply:
     status: int
@@ -155,7 +169,8 @@ class Connection:
         more: dict[str, Any] = {"limits": limits} if limits is not None else {}
         self._client = httpx.Client(base_url=base_url, headers=dict(headers),
                                     timeout=self.retry.timeout, transport=transport,
-                                    follow_redirects=False, **more)
+                                    follow_redirects=False,
+                                    event_hooks={"response": [_refuse_redirect]}, **more)
 
     def close(self) -> None:
         self._client.close()
@@ -166,6 +181,11 @@ class Connection:
     def check_cancelled(self) -> None:
         if self._cancelled.is_set():
             raise RequestCancelled("cancelled: a newer request superseded this one")
+
+    def loads(self, reply: Reply) -> Any:
+        """The reply's body as JSON, or one line naming this server and the kind it should be
+        (`what`: a Jev-compatible server, an OpenAI-compatible one)."""
+        return wire.loads(reply.body, self.base_url, self._what)
 
     def deadline(self) -> float:
         """The monotonic time by which a whole exchange (retries included) must end."""
@@ -199,6 +219,9 @@ class Connection:
                 problem = (f"no complete answer from {self.base_url} in time"
                            if time.monotonic() >= deadline - 0.05 else
                            f"no answer from {self.base_url} within {policy.timeout:g} s")
+            except _Redirected as moved:
+                raise JudgeError(_redirect_line(self.base_url, moved.status,
+                                                moved.location)) from None
             except httpx.DecodingError:
                 raise JudgeError(f"{self.base_url} sent a broken compressed reply; try again "
                                  "or check the server") from None
@@ -207,11 +230,9 @@ class Connection:
             else:
                 if 200 <= reply.status < 300:
                     return reply
-                if 300 <= reply.status < 400:
-                    where = one_line(reply.headers.get("location", "elsewhere"), 100)
-                    raise JudgeError(f"{self.base_url} redirected to {where} ({reply.status}); "
-                                     "use the final address as the base URL (redirects are "
-                                     "not followed, so the key goes nowhere else)")
+                if 300 <= reply.status < 400:  # refused by _refuse_redirect already
+                    raise JudgeError(_redirect_line(self.base_url, reply.status,
+                                                    reply.headers.get("location", "elsewhere")))
                 problem = self._failure(reply)
                 if not retryable(reply.status):
                     raise JudgeError(problem)
@@ -271,6 +292,12 @@ class Connection:
             data = decode(b"", MAX_REPLY_BYTES - size)
             chunks.append(data)
             return Reply(response.status_code, response.headers, b"".join(chunks))
+
+
+def _redirect_line(base_url: str, status: int, location: str) -> str:
+    return (f"{base_url} redirected to {one_line(location, 100)} ({status}); use the final "
+            "address as the base URL (redirects are not followed, so the key goes nowhere "
+            "else)")
 
 
 def _decoder(encoding: str) -> Callable[[bytes, int], bytes]:

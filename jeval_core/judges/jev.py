@@ -110,7 +110,7 @@ class JevJudge(ServerJudge):
         self._require_key()
         reply = self._http.send("POST", "/v1/systemone", wire.encode(packed.body),
                                 packed.tokens.total)
-        data = wire.loads(reply.body, self.base_url)
+        data = self._http.loads(reply)
         request_id = reply.headers.get(REQUEST_ID_HEADER)
         return Answers(
             p=wire.answers(data, packed.asked, self.base_url),
@@ -124,7 +124,7 @@ class JevJudge(ServerJudge):
         with self._own_key():
             self._require_key()
             reply = self._http.send("GET", "/v1/models", None, 0)
-            return wire.models(wire.loads(reply.body, self.base_url), self.base_url)
+            return wire.models(self._http.loads(reply), self.base_url)
 
     def _require_key(self) -> None:
         if self._key:

@@ -10,7 +10,10 @@ coverage. The reply's shape differs by server and endpoint, all read here:
 - the classic completions shape (OpenAI, vLLM):
   `{"logprobs": {"tokens": [...], "token_logprobs": [...], "top_logprobs": [{token: lp}]}}`
 
-Replies are untrusted: anything that is not a finite log-probability is left out.
+Replies are untrusted: a token or value that is no number is left out, and a number that
+cannot be a log-probability (above 0, beyond float noise, or NaN: probabilities sent where
+logprobs go, say) makes the answer unreadable, never a made-up p: dropping it would leave the
+other answer alone and turn an unreadable "yes" into a confident "no".
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 from ..text import one_line
 
 YES, NO = "yes", "no"
+NOISE = 1e-6  # a log-probability this far above 0 is float noise: read as 0 (p = 1)
 _MARKS = " \t\r\n\u2581\u0120\u010a.,!:;\"'*`"  # spaces, SentencePiece's ▁, BPE's Ġ/Ċ, marks
 
 
@@ -42,9 +46,14 @@ def answer_word(token: str) -> str | None:
     return word if word in (YES, NO) else None
 
 
+class _Unreadable(ValueError):
+    """A number where a log-probability goes that cannot be one."""
+
+
 def top_tokens(choice: Any) -> list[tuple[str, float]] | None:
     """(token, logprob) of the answer's first position, the chosen token too; None when the
-    choice carries no logprobs in any known shape."""
+    choice carries no logprobs in any known shape. Raises _Unreadable when one of its numbers
+    cannot be a log-probability."""
     logprobs = choice.get("logprobs") if isinstance(choice, Mapping) else None
     if not isinstance(logprobs, Mapping):
         return None
@@ -73,15 +82,21 @@ def _add(found: list[tuple[str, float]], token: Any, logprob: Any) -> None:
             or not isinstance(logprob, (int, float))):
         return
     value = float(logprob)
-    if not math.isfinite(value) or value > 1e-6:  # a probability above 1 is no probability
-        return
+    if math.isnan(value) or value > NOISE:  # exp of it would be no probability (above 1)
+        raise _Unreadable(f"the server sent {one_line(repr(logprob), 20)} as the "
+                          f"log-probability of {one_line(token, 30)!r}, which must be 0 or "
+                          "below (are these probabilities, not logprobs?): the answer is "
+                          "unreadable, so no answer")
     found.append((token, min(value, 0.0)))
 
 
 def read(choice: Any, first_text: str | None = None) -> Reading:
     """The Reading of one choice of a reply (`first_text`: what the model wrote, for the
     message when there are no logprobs)."""
-    tokens = top_tokens(choice)
+    try:
+        tokens = top_tokens(choice)
+    except _Unreadable as bad:
+        return Reading(None, 0.0, "", str(bad))
     if tokens is None:
         shown = one_line(first_text or "", 30)
         wrote = f" (it wrote {shown!r})" if shown else ""

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -46,6 +46,8 @@ ENDPOINTS = ("chat", "completions")
 TOP_LOGPROBS = 20  # OpenAI's and Ollama's most; llama.cpp and vLLM take more
 CONCURRENCY = 4  # a case's questions in flight at once
 MAX_CONCURRENCY = 64
+CASE_DEADLINE_S = RetryPolicy().total_seconds  # a case's questions, retries included (180 s)
+MAX_CASE_DEADLINE_S = 3600.0  # an hour for one case is already far past any model's answer
 UNSURE_BELOW = 0.5  # yes + no under this share of the answer: the verdict reads unsure
 # Fields that switch a reasoning model's thinking off; a server that refuses one (a 400 or
 # 422 naming it) is asked again without it, and not sent it again.
@@ -118,6 +120,7 @@ class OpenAIJudge(ServerJudge):
         endpoint: str = "chat",
         price_per_million_input_tokens: float | None = None,
         top_logprobs: int = TOP_LOGPROBS,
+        case_deadline: float | None = None,
     ) -> None:
         self.base_url = normalise_base_url(base_url)
         self.model: str | None = (model or "").strip() or None
@@ -129,6 +132,13 @@ class OpenAIJudge(ServerJudge):
         price = price_per_million_input_tokens or 0.0
         if not 0 <= price < 1e6:
             raise CaseError("the price must be dollars per million input tokens, >= 0")
+        if case_deadline is not None:  # one deadline for a case's questions, retries included
+            if (isinstance(case_deadline, bool) or not isinstance(case_deadline, (int, float))
+                    or not 0 < case_deadline <= MAX_CASE_DEADLINE_S):
+                raise CaseError(f"the case deadline must be a number of seconds above 0 and "
+                                f"at most {MAX_CASE_DEADLINE_S:g}, not "
+                                f"{one_line(str(case_deadline), 20)}")
+            retry = replace(retry or RetryPolicy(), total_seconds=float(case_deadline))
         self.endpoint, self.concurrency, self.top_logprobs = endpoint, concurrency, top_logprobs
         self.price_per_million_input_tokens = float(price)  # as given: a resume compares it
         self.price_per_billion_input_tokens = price * 1000
@@ -143,7 +153,8 @@ class OpenAIJudge(ServerJudge):
     def settings(self) -> dict[str, Any]:
         """How this judge asks, by its constructor's names: a resumed run asks the same way."""
         return {"endpoint": self.endpoint, "concurrency": self.concurrency,
-                "price_per_million_input_tokens": self.price_per_million_input_tokens}
+                "price_per_million_input_tokens": self.price_per_million_input_tokens,
+                "case_deadline": self._http.retry.total_seconds}
 
     # ---- asking ----
 
@@ -219,10 +230,16 @@ class OpenAIJudge(ServerJudge):
             raise JudgeError(f"{self.base_url}/completions answered {got} of {len(prompts)} "
                              "prompts: this server may not take a list of prompts; use the "
                              "chat endpoint")
-        ordered = sorted(choices, key=lambda c: c.get("index", 0)
-                         if isinstance(c.get("index"), int) else 0)
+        by_index = _by_index(choices)
+        if by_index is None:
+            shown = one_line(", ".join(
+                str(c.get("index")) if _is_index(c.get("index")) else "none"
+                for c in choices[:8]) + (", …" if len(choices) > 8 else ""), 80)
+            raise JudgeError(f"{self.base_url}/completions answered {len(prompts)} prompts with "
+                             f"the choice indices {shown}, not each of 0 to {len(prompts) - 1} "
+                             "once: which answer is whose cannot be told; use the chat endpoint")
         return _outcome(data, {qid: logprobs.read(c, _text(c.get("text")))
-                               for (qid, _), c in zip(asked, ordered, strict=True)})
+                               for (qid, _), c in zip(asked, by_index, strict=True)})
 
     def _chat_body(self, model: str, messages: list[dict[str, str]],
                    cache_key: str) -> dict[str, Any]:
@@ -249,7 +266,7 @@ class OpenAIJudge(ServerJudge):
                     raise
                 body = {k: v for k, v in body.items() if k not in dropped}
                 continue
-            return wire.loads(reply.body, self.base_url)
+            return self._http.loads(reply)
 
     def _failure(self, reply: http.Reply) -> str:
         detail = wire.error_detail(reply.body)
@@ -270,7 +287,7 @@ class OpenAIJudge(ServerJudge):
         """GET /models: the models this server offers."""
         with self._own_key():
             reply = self._http.send("GET", "/models", None, 0)
-            data = wire.loads(reply.body, self.base_url)
+            data = self._http.loads(reply)
             listed = data.get("data") if isinstance(data, dict) else None
             if not isinstance(listed, list):
                 raise JudgeError(f'{self.base_url}/models did not list models as {{"data": '
@@ -278,6 +295,23 @@ class OpenAIJudge(ServerJudge):
             return [wire.Model(one_line(m["id"], 80), one_line(m.get("owned_by") or "", 40))
                     for m in listed[:500]
                     if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"].strip()]
+
+
+def _is_index(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _by_index(choices: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The choices in the order of their `index`, when they carry each of 0..n-1 once; None
+    when an index is duplicated, missing or out of range (no answer can be placed)."""
+    placed: list[dict[str, Any] | None] = [None] * len(choices)
+    for choice in choices:
+        index = choice.get("index")
+        if (not isinstance(index, int) or isinstance(index, bool)
+                or not 0 <= index < len(choices) or placed[index] is not None):
+            return None
+        placed[index] = choice
+    return [c for c in placed if c is not None]
 
 
 def _text(value: Any) -> str | None:

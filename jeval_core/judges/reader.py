@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import sentences
 from ..calibration.curves import HIDDEN  # the pooled vector the head reads
-from ..errors import JudgeError
+from ..errors import CaseError, JudgeError
 
 NLI_LABELS = ("entailed", "neutral", "refuted")
 MARKERS = {"relevance": "question:", "nli": "claim:"}
@@ -33,6 +33,9 @@ MODEL_SHA256 = "7feee98f7c2c3b549fa05eaf91f48d8f396df7dc0bbbe6cd9e79097ac4275504
 MAX_TOKENS = 128  # one read: what the reader was trained on
 POOLED = "pooled"  # the model's second output: that vector
 CACHE_SIZE = 16384  # pairs kept across reruns (4 logits and the pooled vector: ~25 MB)
+# The reader's own cap on new reads for one case (~1-2 min on 2 cores): a long chunk is read
+# in windows, each claim against it again, so a few long texts can ask for many reads.
+MAX_READS = 20000
 
 
 def query(task: str, text: str) -> str:
@@ -133,6 +136,12 @@ class Model:
         keys = [self._key(a, b) for a, b in pairs]
         with self._lock:
             todo = dict.fromkeys(k for k in keys if k not in self._cache)
+            if len(todo) > MAX_READS:
+                raise CaseError(f"the local judge reads at most {MAX_READS:,} passages of up "
+                                f"to {MAX_TOKENS} tokens per case on this machine, and this "
+                                f"case needs {len(todo):,} (long chunks are read in windows, "
+                                "each claim against them again): send shorter chunks or a "
+                                "shorter answer, or select fewer evaluators")
             wanted = {k: p for k, p in zip(keys, pairs, strict=True) if k in todo}
             if wanted:
                 self._run(wanted)

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import sentences
 from ..calibration import curves
+from ..errors import CaseError
 from ..questions import (
     ATTRIBUTABLE_TO,
     CONTRADICTS,
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
     from ..calibration.profile import Profile
     from ..request import Packed
 
+# The offline judges' own cap (they send no request, so Jev's token budgets are not
+# theirs): every question is embedded, and most are read, on this machine (~1 min for 4,000).
+MAX_QUESTIONS = 4000
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"\w+")
 
@@ -127,6 +131,13 @@ class SimilarityJudge(OfflineJudge):
     def answer(self, packed: Packed) -> Answers:
         if not packed.asked:  # asked only for scores given whole, which this judge gives none
             return Answers({})
+        if len(packed.asked) > MAX_QUESTIONS:  # its own cap: no request, but this machine
+            counts = sorted(((len(qs), n) for n, qs in packed.plan.items()), reverse=True)
+            most = ", ".join(f"{name} asks {n:,}" for n, name in counts[:3])
+            raise CaseError(f"the {self.name} judge answers at most {MAX_QUESTIONS:,} "
+                            f"questions per case on this machine, and this case asks "
+                            f"{len(packed.asked):,} ({most}): select fewer evaluators, or send "
+                            "fewer chunks or shorter texts")
         found = self.features(packed.asked, packed.case.output if packed.case else "")
         p = self.probabilities(found)
         return Answers(p, evidence=self.evidence(packed.asked),

@@ -6,6 +6,7 @@ store runs, in one transaction.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import sqlalchemy as sa
@@ -124,9 +125,22 @@ def _migration_5(conn: Connection) -> None:
     conn.execute(sa.text("ALTER TABLE jeval_runs ADD COLUMN judge_settings TEXT"))
 
 
+def _migration_6(conn: Connection) -> None:
+    """Case ids are kept so that every database stores them (a NUL, which PostgreSQL's text
+    cannot hold, is JSON-escaped: `store.id_cell`); an id cell that begins with a quote is
+    JSON-encoded too, so the older ones read back as they were typed."""
+    cases = sa.table("jeval_cases", sa.column("run_id"), sa.column("idx"),
+                     sa.column("case_id"))
+    found = conn.execute(sa.select(cases.c.run_id, cases.c.idx, cases.c.case_id)
+                         .where(cases.c.case_id.startswith('"', autoescape=True))).all()
+    for run_id, idx, case_id in found:
+        conn.execute(cases.update().where((cases.c.run_id == run_id) & (cases.c.idx == idx))
+                     .values(case_id=json.dumps(case_id, ensure_ascii=False)))
+
+
 # Append only: entry i brings a database from version i to version i + 1.
 MIGRATIONS: list[Callable[[Connection], None]] = [_migration_1, _migration_2, _migration_3,
-                                                  _migration_4, _migration_5]
+                                                  _migration_4, _migration_5, _migration_6]
 
 
 def version_found(conn: Connection, dialect: str) -> int | None:

@@ -19,7 +19,7 @@ from ..case import Case
 from ..errors import CaseError
 from ..inputs.datasets import DatasetRow, row_from_dict
 from ..judges.base import Usage
-from ..results import Result, case_passed
+from ..results import Result, case_passed, case_undecided
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,11 @@ class StoredReport:
     @property
     def passed(self) -> bool | None:
         return case_passed(self.results)
+
+    @property
+    def undecided(self) -> bool:
+        """Every verdict reads unsure: the judge could not decide the case."""
+        return case_undecided(self.results)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> StoredReport:
@@ -80,7 +85,7 @@ class RunSummary:
     model: str | None
     evaluators: list[str]
     thresholds: dict[str, float]
-    started_at: datetime
+    started_at: datetime | None  # None: its cell does not read (`damaged` says so)
     finished_at: datetime | None
     status: str
     cases: int  # how many the dataset holds
@@ -88,14 +93,21 @@ class RunSummary:
     passed: int
     pass_rate: float | None  # passed / cases with a verdict, as aggregate.pass_rate
     aggregates: Summary | None  # None until the run has ended
-    input_tokens: int
-    cost_usd: float
+    input_tokens: int | None  # None: its cell does not read
+    cost_usd: float | None  # None: its cell does not read
     seeded: bool
     base_url: str | None = None  # the hosted judge's server (None for offline judges)
     calibration: str | None = None  # the profile that judged it: "name · fingerprint"
     definitions: list[dict[str, Any]] = field(default_factory=list)  # custom evaluators used
     judge_settings: dict[str, Any] = field(default_factory=dict)  # Judge.settings at the start
     damaged: str | None = None  # why its stored row does not read (status "damaged")
+    unreadable: str | None = None  # the cell of its row that does not read
+
+    @property
+    def shown_status(self) -> str:
+        """Its status as a listing shows it: a damaged run names the cell that does not
+        read."""
+        return f"{self.status} ({self.unreadable})" if self.unreadable else self.status
 
     @property
     def summary(self) -> Summary:

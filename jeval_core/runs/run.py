@@ -68,6 +68,9 @@ class RunOutcome:
 
 
 PER_CASE = "per case"  # the evaluators of a run where each row runs its own
+# A server judge's settings that say how fast or how long it asks, not what: a resume may
+# give them anew (more in flight, a longer deadline for a slow model).
+PACING = ("concurrency", "case_deadline")
 
 
 def open_run(dataset: Dataset, judge: Judge, store: Store, *,
@@ -122,7 +125,7 @@ def check_resumable(run: RunSummary, judge: Judge,
                          "--calibration out)")
     now = judge.settings
     for setting, value in run.judge_settings.items():  # runs before migration 5 kept none
-        if setting != "concurrency" and now.get(setting) != value:
+        if setting not in PACING and now.get(setting) != value:
             raise JevalError(f"run {short} was asked with {setting} {one_line(str(value), 40)}"
                              f", not {one_line(str(now.get(setting)), 40)}: resume it the "
                              "same way (leave the flag that sets it out)")
@@ -351,6 +354,9 @@ def export_runs(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     out = []
     for run_id in run_ids:
         run = store.run(run_id)
+        if run.started_at is None or run.damaged:
+            raise JevalError(f"run {run_id[:8]} is damaged in the run store ({run.damaged}): "
+                             "it cannot be exported")
         out.append({
             "name": run.name, "dataset": run.dataset, "dataset_hash": run.dataset_hash,
             "judge": run.judge, "model": run.model, "evaluators": run.evaluators,

@@ -11,6 +11,7 @@ any older database up to date when it is opened.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 import uuid
@@ -57,21 +58,49 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, allow_nan=False, ensure_ascii=False)
 
 
+def id_cell(case_id: str) -> str:
+    """A case id as its cell holds it: as typed, unless it holds a NUL (PostgreSQL's text
+    cannot) or begins with a quote; then JSON-encoded (NUL as \\u0000), so every database
+    stores it and `id_of` reads back the id as typed (migration 6 encoded the older cells
+    that begin with a quote)."""
+    if "\x00" in case_id or case_id.startswith('"'):
+        return json.dumps(case_id, ensure_ascii=False)
+    return case_id
+
+
+def id_of(cell: str) -> str:
+    """The case id a cell holds (`id_cell`'s inverse)."""
+    if cell.startswith('"'):
+        try:
+            value = json.loads(cell)
+        except ValueError:
+            return cell
+        if isinstance(value, str):
+            return value
+    return cell
+
+
 def _summary_of(r: Mapping[str, Any]) -> RunSummary:
     """One run's row as a summary. A cell that does not read (a hand edit, a disk fault) makes
-    that run "damaged", saying which cell, with its settings left empty: the rest of the
-    history stays readable."""
+    that run "damaged", saying which cell, with that cell None and its settings left empty:
+    the rest of the history stays readable."""
     passed, verdicts = int(r["passed"] or 0), int(r["verdicts"] or 0)
-    common = dict(
+    common: dict[str, Any] = dict(
         id=r["id"], name=r["name"], dataset=r["dataset"], dataset_hash=r["dataset_hash"],
-        judge=r["judge"], model=r["model"], started_at=_utc(r["started_at"]),
-        finished_at=r["finished_at"] and _utc(r["finished_at"]), cases=r["cases"],
-        done=int(r["done"] or 0), passed=passed,
-        pass_rate=passed / verdicts if verdicts else None, input_tokens=int(r["input_tokens"]),
-        cost_usd=float(r["cost_usd"]), seeded=bool(r["seeded"]), base_url=r["base_url"],
-        calibration=r["calibration"])
-    cell = "evaluators"
+        judge=r["judge"], model=r["model"], started_at=None, finished_at=None,
+        cases=r["cases"], done=int(r["done"] or 0), passed=passed,
+        pass_rate=passed / verdicts if verdicts else None, input_tokens=None, cost_usd=None,
+        seeded=bool(r["seeded"]), base_url=r["base_url"], calibration=r["calibration"])
+    cell = "started_at"
     try:
+        common[cell] = _when(r[cell])
+        cell = "finished_at"
+        common[cell] = None if r[cell] is None else _when(r[cell])
+        cell = "input_tokens"
+        common[cell] = int(_number(r[cell]))
+        cell = "cost_usd"
+        common[cell] = _number(r[cell])
+        cell = "evaluators"
         evaluators = _cell(r[cell], list)
         cell = "thresholds"
         thresholds = _cell(r[cell], dict)
@@ -81,9 +110,10 @@ def _summary_of(r: Mapping[str, Any]) -> RunSummary:
         definitions = _cell(r[cell], list) if r[cell] else []
         cell = "judge_settings"
         settings = _cell(r[cell], dict) if r[cell] else {}
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError, OverflowError):
         return RunSummary(**common, evaluators=[], thresholds={}, status=DAMAGED,
-                          aggregates=None, damaged=f"its {cell} cell does not read")
+                          aggregates=None, damaged=f"its {cell} cell does not read",
+                          unreadable=cell)
     return RunSummary(**common, evaluators=evaluators, thresholds=thresholds,
                       status=r["status"], aggregates=aggregates, definitions=definitions,
                       judge_settings=settings)
@@ -103,6 +133,25 @@ def _cell(text: Any, kind: type) -> Any:
 def _summary(data: dict[str, Any]) -> Summary | None:
     """A run's stored aggregates ("{}" until it has ended)."""
     return Summary.from_dict(data) if data else None
+
+
+def _when(value: Any) -> datetime:
+    """A time cell as aware UTC: a server gives a datetime, SQLite the text SQLAlchemy wrote
+    (read here, not by SQLAlchemy, so that one bad cell damages one run, not the listing)."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if not isinstance(value, datetime):
+        raise TypeError(f"not a time: {type(value).__name__}")
+    return _utc(value)
+
+
+def _number(value: Any) -> float:
+    """A finite number cell, or a ValueError (SQLite keeps whatever text was put there)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"not a number: {type(value).__name__}")
+    if not math.isfinite(value):
+        raise ValueError("not finite")
+    return float(value)
 
 
 def _utc(value: datetime) -> datetime:
@@ -371,7 +420,7 @@ class Store:
             base_url=run.get("base_url"), calibration=run.get("calibration"),
             definitions=_dumps(run["definitions"]) if run.get("definitions") else None,
             judge_settings=_dumps(run["judge_settings"]) if run.get("judge_settings") else None)
-        rows = [{"run_id": run_id, "idx": int(c["index"]), "case_id": str(c["case_id"]),
+        rows = [{"run_id": run_id, "idx": int(c["index"]), "case_id": id_cell(str(c["case_id"])),
                  "case_json": _dumps(c["case"]),
                  "report": None if c.get("report") is None else _dumps(c["report"]),
                  "error": c.get("error"), "passed": c.get("passed"),
@@ -394,7 +443,7 @@ class Store:
                  scores: Mapping[str, float | None], input_tokens: int,
                  cost_usd: float) -> None:
         """Store one case's outcome; adding the same index again replaces it (resume)."""
-        row = {"case_id": case_id, "case_json": _dumps(case),
+        row = {"case_id": id_cell(case_id), "case_json": _dumps(case),
                "report": None if report is None else _dumps(report), "error": error,
                "passed": passed, "scores": _dumps(dict(scores)),
                "input_tokens": input_tokens, "cost_usd": cost_usd}
@@ -460,7 +509,11 @@ class Store:
                                                  1), else_=0)).label("verdicts"),
                             sa.func.sum(sa.case((c.passed.is_(True), 1), else_=0)).label("passed"))
                   .group_by(c.run_id).subquery())
-        query = (sa.select(runs_t, counts.c.done, counts.c.verdicts, counts.c.passed)
+        # The time cells are read as stored (`_when` reads them): on SQLite, a cell that is not
+        # a time would otherwise stop the whole listing when SQLAlchemy parses it.
+        cells = [sa.type_coerce(c, sa.Text).label(c.name) if isinstance(c.type, sa.DateTime)
+                 else c for c in runs_t.c]
+        query = (sa.select(*cells, counts.c.done, counts.c.verdicts, counts.c.passed)
                  .outerjoin(counts, counts.c.run_id == runs_t.c.id)
                  .order_by(runs_t.c.started_at.desc(), runs_t.c.id.desc()))
         if where is not None:
@@ -485,7 +538,8 @@ class Store:
             return conn.execute(sa.select(cases_t).where(cases_t.c.run_id == run_id)
                                 .order_by(cases_t.c.idx)).mappings().all()
 
-        return [CaseRow(index=r["idx"], case_id=r["case_id"], data=json.loads(r["case_json"]),
+        return [CaseRow(index=r["idx"], case_id=id_of(r["case_id"]),
+                        data=json.loads(r["case_json"]),
                         report=None if r["report"] is None else StoredReport.from_dict(
                             json.loads(r["report"])),
                         error=r["error"], passed=r["passed"], scores=json.loads(r["scores"]),

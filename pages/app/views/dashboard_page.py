@@ -8,6 +8,7 @@ history is never empty: the first visit loads a few clearly labelled example run
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 import altair as alt
 import pandas as pd
@@ -41,8 +42,13 @@ def label(run: RunSummary) -> str:
     kind = " · example" if run.seeded else ""
     said = re.search(rf"(?<![\w-]){re.escape(run.judge)}(?![\w])", run.name)
     judge = "" if said else f" · {run.judge}"
-    return (f"{run.started_at:%Y-%m-%d %H:%M} · {one_line(run.name, 90)}{judge}{kind} · "
-            f"{run.id[:8]}")
+    when = "time unreadable" if run.started_at is None else f"{run.started_at:%Y-%m-%d %H:%M}"
+    return f"{when} · {one_line(run.name, 90)}{judge}{kind} · {run.id[:8]}"
+
+
+def naive(when: datetime | None) -> datetime | None:
+    """A UTC time as the grid and the chart take it; None (an unreadable cell) stays blank."""
+    return None if when is None else when.replace(tzinfo=None)
 
 
 # ---- the runs --------------------------------------------------------------------------------
@@ -50,11 +56,11 @@ def label(run: RunSummary) -> str:
 
 def runs_table(history: list[RunSummary]) -> None:
     # what a run did first (its pass rate stays in view at 1280 px), then where it came from
-    rows = [{"time": r.started_at.replace(tzinfo=None), "name": r.name,
+    rows = [{"time": naive(r.started_at), "name": r.name,
              "pass rate": None if r.pass_rate is None else 100 * r.pass_rate,
              "cases": f"{r.done}/{r.cases}", "judge": r.judge,
              "kind": "example" if r.seeded else "", "cost": r.cost_usd,
-             "status": r.status, "dataset": r.dataset, "id": r.id[:8]} for r in history]
+             "status": r.shown_status, "dataset": r.dataset, "id": r.id[:8]} for r in history]
     st.dataframe(
         pd.DataFrame(rows), hide_index=True, width="stretch", key=KEYS("runs"),
         column_config={
@@ -83,7 +89,7 @@ def trend(history: list[RunSummary]) -> None:
     evaluator = right.selectbox("Mean score of", evaluators, key=KEYS("trend_evaluator"))
     points = []
     for n, r in enumerate(reversed(mine), start=1):  # oldest first
-        common = {"n": n, "time": r.started_at.replace(tzinfo=None), "run": r.name,
+        common = {"n": n, "time": naive(r.started_at), "run": r.name,
                   "judge": r.judge}
         if r.pass_rate is not None:
             points.append({**common, "series": "pass rate (cases)", "value": r.pass_rate})
