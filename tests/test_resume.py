@@ -294,22 +294,29 @@ def test_the_cli_says_store_outages_in_one_line_with_the_resume_command(
 # --- 14. Ctrl+C -----------------------------------------------------------------------------
 
 
-def test_ctrl_c_prints_one_line_with_what_was_kept_and_the_resume_command(tmp_path):
-    db = tmp_path / "runs.db"
+def signalled_run(tmp_path, signum: signal.Signals) -> tuple[str, str, int, str]:
+    """A `jeval run` started on a big dataset and sent `signum` once it has stored cases:
+    (database URL, run id, exit code, stderr)."""
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
     data = big_dataset(tmp_path)
     clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
     proc = subprocess.Popen(
         [sys.executable, "-m", "jeval_core.commands.cli", "run", str(data), "--judge", "lexical",
-         "--concurrency", "1"], cwd=ROOT, env={**clean, "JEVAL_DB": f"sqlite:///{db}"},
+         "--concurrency", "1"], cwd=ROOT, env={**clean, "JEVAL_DB": db},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        run_id = wait_for_cases(f"sqlite:///{db}", proc)
-        proc.send_signal(signal.SIGINT)
+        run_id = wait_for_cases(db, proc)
+        proc.send_signal(signum)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130, err
+    return db, run_id, proc.returncode, err
+
+
+def test_ctrl_c_prints_one_line_with_what_was_kept_and_the_resume_command(tmp_path):
+    _, run_id, code, err = signalled_run(tmp_path, signal.SIGINT)
+    assert code == 130, err
     (line,) = err.strip().splitlines()
     assert "interrupted" in line and f"--resume {run_id[:8]}" in line
 
@@ -317,24 +324,11 @@ def test_ctrl_c_prints_one_line_with_what_was_kept_and_the_resume_command(tmp_pa
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_sigterm_and_sighup_stop_a_run_as_ctrl_c_does_with_their_own_exit_code(
         tmp_path, signum, code):
-    db = tmp_path / "runs.db"
-    data = big_dataset(tmp_path)
-    clean = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jeval_core.commands.cli", "run", str(data), "--judge", "lexical",
-         "--concurrency", "1"], cwd=ROOT, env={**clean, "JEVAL_DB": f"sqlite:///{db}"},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        run_id = wait_for_cases(f"sqlite:///{db}", proc)
-        proc.send_signal(signum)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == code, err
+    db, run_id, returned, err = signalled_run(tmp_path, signum)
+    assert returned == code, err
     (line,) = err.strip().splitlines()
     assert f"stopped by {signum.name}" in line and f"--resume {run_id[:8]}" in line
-    with open_store(f"sqlite:///{db}") as s:
+    with open_store(db) as s:
         assert s.run(run_id).status == "cancelled"  # as Ctrl+C leaves it, not "running"
 
 
