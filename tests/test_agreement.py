@@ -2,7 +2,8 @@
 
 import pytest
 
-from jeval_core.analysis.agreement import Judged, agreement, kappa
+from jeval_core.analysis.agreement import Judged, agreement
+from jeval_core.calibration.fitting import kappa
 
 
 def items(pairs, per_case=2):
@@ -97,3 +98,18 @@ def test_an_evaluator_verdict_reads_as_p_of_pass_around_its_threshold():
     assert verdict_p(result(0.9)) == pytest.approx(0.7)
     assert verdict_p(result(0.1, higher=False)) == pytest.approx(0.7)
     assert verdict_p(result(0.9, higher=False)) < 0.5
+
+
+def test_the_resampled_auc_is_the_mann_whitney_auc_of_each_resample():
+    # One case resampled as itself: the bootstrap's weighted AUC equals the plain AUC of the
+    # items counted that many times, ties counted half.
+    import numpy as np
+
+    from jeval_core.analysis.agreement import _figures
+    from jeval_core.calibration.fitting import auc
+
+    p = np.array([0.9, 0.4, 0.4, 0.7, 0.1, 0.4])
+    y = np.array([1, 1, 0, 0, 0, 1])
+    weights = np.array([[2], [1], [3], [0], [1], [2]], dtype=float)
+    repeated = np.repeat(np.arange(len(p)), weights[:, 0].astype(int))
+    assert _figures(p, y, weights)["auc"][0] == pytest.approx(auc(p[repeated], y[repeated]))

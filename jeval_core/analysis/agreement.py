@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..calibration.fitting import auc, kappa
 from ..results import Result
 from .labels import CHUNK_RELEVANCE, Labels
 
 DRAWS = 1000  # bootstrap resamples: intervals steady to about a hundredth
 SEED = 20261202  # a fixed seed: the same labels always give the same interval
+BLOCK = 125  # resamples computed at once (memory: items x BLOCK numbers)
 
 
 @dataclass(frozen=True)
@@ -89,18 +89,50 @@ class Agreement:
         return self.accuracy.low > self.always_no
 
 
-def _figures(p: np.ndarray, y: np.ndarray) -> dict[str, float | None]:
+def _figures(p: np.ndarray, y: np.ndarray, weights: np.ndarray) -> dict[str, np.ndarray]:
+    """Every figure for each column of `weights` (items x resamples: how many times each
+    item is counted; a column of ones is the labels as they are), all columns at once; NaN
+    where a column cannot define the figure."""
     yes, truth = p >= 0.5, y == 1
-    tp = int((yes & truth).sum())
-    precision = tp / yes.sum() if yes.sum() else None
-    recall = tp / truth.sum() if truth.sum() else None
-    f1 = (None if precision is None or recall is None
-          else 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall))
-    return {"accuracy": float(np.mean(yes == truth)), "precision": precision, "recall": recall,
-            "f1": f1, "auc": auc(p, y.astype(int)), "kappa": kappa(yes, truth)}
+    total = weights.sum(0)
+    said_yes, true_yes = yes @ weights, truth @ weights
+    tp = (yes & truth) @ weights
+    with np.errstate(divide="ignore", invalid="ignore"):
+        accuracy = ((yes == truth) @ weights) / total
+        precision = np.where(said_yes > 0, tp / said_yes, np.nan)
+        recall = np.where(true_yes > 0, tp / true_yes, np.nan)
+        f1 = np.where(precision + recall > 0, 2 * precision * recall / (precision + recall),
+                      np.where(np.isnan(precision + recall), np.nan, 0.0))
+        p_yes, t_yes = said_yes / total, true_yes / total
+        chance = p_yes * t_yes + (1 - p_yes) * (1 - t_yes)
+        kappa = np.where(chance < 1.0, (accuracy - chance) / (1 - chance), np.nan)
+    return {"accuracy": accuracy, "precision": precision, "recall": recall, "f1": f1,
+            "auc": _auc(p, truth, weights), "kappa": kappa}
+
+
+def _auc(p: np.ndarray, truth: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Mann-Whitney AUC per column of weights: the chance a positive outranks a negative,
+    ties counted half (on a column of ones, `fitting.auc`)."""
+    order = np.argsort(p, kind="stable")
+    ps, pos = p[order], truth[order]
+    negatives = np.cumsum(weights[order] * ~pos[:, None], 0)
+    # Per positive: the negatives' weight below its p, and at its p (ties count half).
+    at = np.flatnonzero(pos)
+    first = np.searchsorted(ps, ps[at], side="left")
+    last = np.searchsorted(ps, ps[at], side="right") - 1
+    below = np.where((first > 0)[:, None], negatives[np.maximum(first - 1, 0)], 0.0)
+    tied = negatives[last] - below
+    pairs = (truth @ weights) * negatives[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(pairs > 0, (weights[order][at] * (below + tied / 2)).sum(0) / pairs,
+                        np.nan)
 
 
 NAMES = ("accuracy", "precision", "recall", "f1", "auc", "kappa")
+
+
+def _value(x: float) -> float | None:
+    return None if np.isnan(x) else float(x)
 
 
 def agreement(items: Sequence[Judged], draws: int = DRAWS, seed: int = SEED) -> Agreement | None:
@@ -110,24 +142,26 @@ def agreement(items: Sequence[Judged], draws: int = DRAWS, seed: int = SEED) -> 
         return None
     p = np.array([i.p for i in items], dtype=float)
     y = np.array([i.label for i in items], dtype=int)
-    point = _figures(p, y)
+    point = {name: _value(v[0]) for name, v in _figures(p, y, np.ones((len(p), 1))).items()}
     cases = list(dict.fromkeys(i.case for i in items))
-    rows: dict[str, list[int]] = {c: [] for c in cases}
-    for k, item in enumerate(items):
-        rows[item.case].append(k)
-    groups = [np.array(rows[c]) for c in cases]
-    rng = np.random.default_rng(seed)
-    drawn: dict[str, list[float]] = {name: [] for name in NAMES}
-    if len(groups) > 1:
-        for _ in range(draws):
-            pick = np.concatenate([groups[g] for g in rng.integers(0, len(groups), len(groups))])
-            for name, value in _figures(p[pick], y[pick]).items():
-                if value is not None:
-                    drawn[name].append(value)
+    index = {c: k for k, c in enumerate(cases)}
+    case_of = np.array([index[i.case] for i in items])
+    drawn: dict[str, list[np.ndarray]] = {name: [] for name in NAMES}
+    if len(cases) > 1:
+        # A resample draws len(cases) cases with replacement; an item counts as often as its
+        # case was drawn: one column of weights per resample, a block of columns at a time.
+        picks = np.random.default_rng(seed).integers(0, len(cases), (draws, len(cases)))
+        for start in range(0, draws, BLOCK):
+            block = picks[start:start + BLOCK]
+            counts = np.zeros((len(cases), len(block)))
+            for column, chosen in enumerate(block):
+                counts[:, column] = np.bincount(chosen, minlength=len(cases))
+            for name, v in _figures(p, y, counts[case_of]).items():
+                drawn[name].append(v[~np.isnan(v)])
 
     def figure(name: str) -> Figure:
         value = point[name]
-        values = drawn[name]
+        values = np.concatenate(drawn[name]) if drawn[name] else np.array([])
         if value is None or len(values) < draws // 2:  # undefined in most resamples
             return Figure(value)
         low, high = np.percentile(values, [2.5, 97.5])

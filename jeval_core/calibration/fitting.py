@@ -67,17 +67,12 @@ def auc(p: np.ndarray, y: np.ndarray) -> float | None:
     pos, neg = p[y == 1], p[y == 0]
     if not len(pos) or not len(neg):
         return None
-    order = np.argsort(np.concatenate([pos, neg]), kind="mergesort")
-    ranks = np.empty(len(order))
-    values = np.concatenate([pos, neg])[order]
-    # average ranks over ties
-    i = 0
-    while i < len(values):
-        j = i
-        while j + 1 < len(values) and values[j + 1] == values[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
-        i = j + 1
+    # Mann-Whitney: the positives' rank sum, ties given their average rank (one pass of
+    # np.unique, no Python loop: a bootstrap calls this a thousand times).
+    _, inverse, counts = np.unique(np.concatenate([pos, neg]), return_inverse=True,
+                                   return_counts=True)
+    ends = np.cumsum(counts)
+    ranks = (ends - (counts - 1) / 2)[inverse]
     return float((ranks[:len(pos)].sum() - len(pos) * (len(pos) + 1) / 2)
                  / (len(pos) * len(neg)))
 
