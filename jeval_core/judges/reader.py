@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
@@ -25,6 +24,7 @@ import numpy as np
 from .. import sentences
 from ..calibration.curves import HIDDEN  # the pooled vector the head reads
 from ..errors import CaseError, JudgeError
+from .lru import Lru
 
 NLI_LABELS = ("entailed", "neutral", "refuted")
 MARKERS = {"relevance": "question:", "nli": "claim:"}
@@ -116,7 +116,7 @@ class Model:
         self._counter = tokenizer()
         self._counter.no_truncation()
         self._lengths: dict[bytes, int] = {}
-        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._cache: Lru[np.ndarray] = Lru(CACHE_SIZE)
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="jeval-reader")
         self.reads = 0  # pairs actually run through the model (the cache's misses)
@@ -135,7 +135,7 @@ class Model:
         file names it), from the cache or read now."""
         keys = [self._key(a, b) for a, b in pairs]
         with self._lock:
-            todo = dict.fromkeys(k for k in keys if k not in self._cache)
+            todo = dict.fromkeys(self._cache.missing(keys))
             if len(todo) > MAX_READS:
                 raise CaseError(f"the local judge reads at most {MAX_READS:,} passages of up "
                                 f"to {MAX_TOKENS} tokens per case on this machine, and this "
@@ -145,12 +145,7 @@ class Model:
             wanted = {k: p for k, p in zip(keys, pairs, strict=True) if k in todo}
             if wanted:
                 self._run(wanted)
-            rows = []
-            for k in keys:
-                self._cache.move_to_end(k)
-                rows.append(self._cache[k])
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
+            rows = self._cache.take(keys)
         return np.stack(rows) if rows else np.zeros((0, self._width), dtype=np.float32)
 
     def _run(self, wanted: dict[bytes, tuple[str, str]]) -> None:
@@ -163,7 +158,7 @@ class Model:
         keys = list(wanted)
         found = self._tok.encode_batch([wanted[k] for k in keys])
         for key, row in zip(keys, self._pool.map(self._read_one, found), strict=True):
-            self._cache[key] = row
+            self._cache.put(key, row)
             self.reads += 1
 
     def _read_one(self, found: Any) -> np.ndarray:
