@@ -57,10 +57,10 @@ class PageStyle:
     it appeared. Every other response passes untouched."""
 
     def __init__(self, app: Any) -> None:
-        from pages.app.views.report import CSS  # our own constant text: no visitor's
+        from pages.app.style import css
 
         self.app = app
-        self.style = (CSS + "</style>").encode("utf-8")
+        self.style = css().encode("utf-8")
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope.get("method") != "GET":

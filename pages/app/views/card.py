@@ -41,7 +41,7 @@ def result_card(name: str, result: Result, stale: bool = False, labelled: bool =
     head = (f"**{inert(name)}** {verdict.badge(word, stale, ' · stale' if stale else '')}"
             f"{mark}{approx} :gray[score]{NBSP}**{score:.2f}** :gray[· label]{NBSP}"
             f"**{inert(result.label)}**")
-    if labelled:  # the header is the ✓/✗ control's own label, drawn beside it (report.CSS)
+    if labelled:  # the header is the ✓/✗ control's own label, drawn beside it (pages/app/style.css)
         st.segmented_control(head, [state.PASS, state.FAIL], key=state.truth_key(name),
                              format_func=GLYPHS.get)  # ✓ it should pass, ✗ fail; again: clear
     else:

@@ -17,7 +17,7 @@ from jeval_core import JevalError, judges
 from jeval_core.evaluators import EVALUATORS
 from jeval_core.request import pack
 from pages.app import case as editing
-from pages.app import collector, hosted, resources, state
+from pages.app import hosted, resources, state, style
 from pages.app.scoring_policy import is_stale, run_scoring, score_offline
 from pages.app.views import evaluator_editor
 from pages.app.views import report as draw
@@ -59,7 +59,6 @@ def workbench() -> None:
 def panel() -> None:
     """What changes only with the case's shape (the example picker, the editor's widgets);
     the live panel draws the rest, and an edit reruns only the live panel."""
-    collector.spare()
     present = bool(state.get(state.PRESENT))
     pick, share_col = st.columns([5, 1], vertical_alignment="center")
     if not present:
@@ -83,9 +82,9 @@ def panel() -> None:
         chunks = editor()
         download = st.container()
         upload()
-    # hidden while the case's text areas wait for their code (report.CSS): a reloaded page
+    # hidden while the case's text areas wait for their code (pages/app/style.py): a reloaded page
     # draws the case and its results together, never the results first
-    results = column.container(key=draw.RESULTS)
+    results = column.container(key=style.RESULTS)
     draft = None
     if evaluator_editor.is_open():
         with results:
@@ -118,7 +117,6 @@ def live(slots: Slots) -> None:
 def live_panel(slots: Slots) -> None:
     """Everything a committed edit changes: the link, the origin line, the Jev button and its
     error (or the live toggle, its status, error and cap), each chunk's verdict, the results."""
-    collector.spare()
     started = time.perf_counter()
     present = bool(state.get(state.PRESENT))
     case = editing.current()

@@ -22,43 +22,11 @@ from jeval_core.judges.card import card as measured_card
 from jeval_core.request import one_call_per_question
 from jeval_core.results import Result, is_yes
 from jeval_core.scoring import DetailRow
-from pages.app.state import INPUT, REQUEST_OPEN, VERBATIM_OPEN, WHY_OPEN
+from pages.app.state import REQUEST_OPEN, VERBATIM_OPEN, WHY_OPEN
 from pages.app.views import verdict
 from pages.app.views.text import inert, plural
 
 BAR_STEP = 22  # px per bar of a chart
-
-# The app's style rules: served in every page's <head> (pages/app/server.py), before
-# Streamlit's own; each starts with .stApp so that it wins over theirs whatever the order.
-CSS = """<style>
-.stApp [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
-.stApp [data-testid="stMetricValue"] { font-size: 1.6rem; }
-.stApp [class*="st-key-up_"] button p, .stApp [class*="st-key-down_"] button p,
-.stApp [class*="st-key-drop_"] button p {
-  position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
-  white-space: nowrap; }
-.stApp [class*="st-key-up_"] button::before { content: "\\2191" / ""; font-size: 1.15rem; }
-.stApp [class*="st-key-down_"] button::before { content: "\\2193" / ""; font-size: 1.15rem; }
-.stApp [class*="st-key-drop_"] button::before { content: "\\00d7" / ""; font-size: 1.3rem; }
-.stApp .st-key-summary { background: rgba(138, 148, 166, 0.08); }
-.stApp [data-testid="stMultiSelectTagsContainer"] { flex-wrap: wrap; overflow: visible; }
-.stApp .stMultiSelect .react-aria-ComboBox > div { max-height: none; height: auto; }
-.stApp .stButtonGroup > div:last-child { flex-wrap: wrap; overflow: visible; }
-.stApp [class*="st-key-card_"] strong { white-space: nowrap; }
-.stApp [class*="st-key-truth_"] .stButtonGroup { display: flex; flex-direction: row;
-  align-items: center; column-gap: 0.5rem; }
-.stApp [class*="st-key-truth_"] [data-testid="stWidgetLabel"] { margin: 0; min-height: 0;
-  flex: 0 1 auto; min-width: 0; }
-.stApp [class*="st-key-truth_"] [data-testid="stWidgetLabel"] p { font-size: 1rem; }
-.stApp [class*="st-key-truth_"] .stButtonGroup > div:last-child { flex: none; }
-"""
-# The Playground's results column (its container's key): it stands hidden while the case's
-# first text area is still Streamlit's grey placeholder, which it is only while a freshly
-# loaded page fetches the text areas' code. So the case and its results appear together.
-RESULTS = "results"
-CSS += (f'.stApp:has(.st-key-{INPUT} [data-testid="stSkeleton"]) .st-key-{RESULTS} '
-        "{ visibility: hidden; }\n")
-
 
 FOCUS = "#f0ad4e"
 
