@@ -1,5 +1,6 @@
-"""The openai judge: p(yes) from token probabilities, one prefix per case, the key only to its
-server, and the jev judge's faults, against a hostile fake server and a real llama.cpp one."""
+"""The openai judge: p(yes) from token probabilities, each question with the texts it names,
+the key only to its server, and the jev judge's faults, against a hostile fake server and a
+real llama.cpp one."""
 
 from __future__ import annotations
 
@@ -140,7 +141,27 @@ def test_probabilities_sent_where_logprobs_go_leave_the_question_unanswered():
 
 # ---- the prompt -------------------------------------------------------------------------------
 
-def test_a_cases_prompts_share_the_state_as_an_identical_prefix_and_end_in_the_question():
+def test_a_chunk_question_is_sent_with_the_input_and_that_chunk_only():
+    packed = pack(CASE, list(EVALUATORS.values()))
+    q = packed.asked[next(k for k, q in packed.asked.items()
+                          if q.subject.name == "context[1]" and q.relation == "helps_answer")]
+    text = openai_prompt.user_text(openai_prompt.named_state(packed.state, q), q)
+    assert 'input: "How do I rotate an API key?"' in text
+    assert '"Founded in 2024."' in text  # under context[1] (as its sentences when the state
+    # holds them: the same lines the whole case shows)
+    assert CASE.context[0] not in text and CASE.output not in text
+    assert f"Statement: {q.text}\n" in text  # verbatim, as Jev receives it
+
+
+def test_an_answer_sentence_is_sent_with_the_chunks_it_is_judged_against():
+    packed = pack(CASE, list(EVALUATORS.values()))
+    q = next(q for q in packed.asked.values() if q.relation == "supported_by")
+    text = openai_prompt.user_text(openai_prompt.named_state(packed.state, q), q)
+    assert all(chunk in text for chunk in CASE.context)
+    assert CASE.input not in text
+
+
+def test_with_the_case_prompt_every_question_shares_the_whole_state_as_a_prefix():
     packed = pack(CASE, list(EVALUATORS.values()))
     texts = [openai_prompt.user_text(packed.state, q) for q in packed.asked.values()]
     state = openai_prompt.render_state(packed.state)
@@ -148,7 +169,25 @@ def test_a_cases_prompts_share_the_state_as_an_identical_prefix_and_end_in_the_q
     head = texts[0][:texts[0].index(state) + len(state)]
     assert all(t.startswith(head) for t in texts)
     for text, q in zip(texts, packed.asked.values(), strict=True):
-        assert f"Statement: {q.text}\n" in text  # verbatim, as Jev receives it
+        assert f"Statement: {q.text}\n" in text
+
+
+@pytest.mark.parametrize(("prompt", "others_sent"), [("named", False), ("case", True)])
+def test_the_prompt_setting_decides_whether_other_chunks_are_sent(prompt, others_sent):
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, YES_REPLY))
+        judge = judge_on(server, prompt=prompt)
+        run(prepare(CASE, CHUNKS, judge), judge)
+        sent = [r.json()["messages"][1]["content"] for r in server.received("POST", CHAT)]
+    assert len(sent) == 2
+    chunk_1 = next(s for s in sent if "context[1]" in s.split("Statement:")[1])
+    assert (CASE.context[0] in chunk_1) is others_sent
+    assert judge.settings["prompt"] == prompt
+
+
+def test_a_prompt_setting_that_is_neither_is_refused():
+    with pytest.raises(CaseError, match="choose named"):
+        OpenAIJudge(api_key=KEY, base_url="http://127.0.0.1:9/v1", model="m", prompt="all")
 
 
 def test_the_question_sent_is_the_wire_text_the_jev_judge_gets(tmp_path):
@@ -491,7 +530,7 @@ def test_a_real_server_answers_every_question_with_a_probability(llama):
 
 def test_a_real_servers_prefix_cache_reads_the_state_once_per_case(llama):
     judge = judges.get("openai", base_url=llama.url, model=llama.model, concurrency=1,
-                       retry=PATIENT)
+                       retry=PATIENT, prompt="case")
     case = Case(input="What does the policy say about refunds?",
                 context=tuple(f"Section {i}: refunds are handled within {i + 3} days of the "
                               "request, by the billing team, after checking the order." for i

@@ -371,9 +371,33 @@ def test_an_openai_run_resumes_with_its_own_endpoint_and_price(tmp_path):
     with open_store(f"sqlite:///{db}") as s:
         (run,) = s.runs()
     assert run.judge_settings == {"endpoint": "completions", "concurrency": 2,
-                                  "price_per_million_input_tokens": 2.0, "case_deadline": 180.0}
+                                  "price_per_million_input_tokens": 2.0, "case_deadline": 180.0,
+                                  "prompt": "named"}
     assert run.status == "finished" and run.cost_usd == pytest.approx(
         run.input_tokens * 2 / 1e6) and run.cost_usd > 0
+
+
+def test_an_openai_run_kept_before_the_prompt_setting_resumes_with_the_whole_case(tmp_path):
+    import sqlite3
+
+    from hostile_server import HostileServer, Reply
+
+    db = tmp_path / "runs.db"
+    with HostileServer() as server:
+        command = openai_run_stopped_by_the_server(db, server)
+        with sqlite3.connect(db) as conn:  # as a run stored before --prompt existed
+            conn.execute("UPDATE jeval_runs SET judge_settings = ?", (json.dumps({
+                "endpoint": "completions", "concurrency": 2,
+                "price_per_million_input_tokens": 2.0, "case_deadline": 180.0}),))
+        server.requests.clear()
+        server.script("POST", "/v1/completions", Reply(200, {}, _completions))
+        again = jeval(*command[1:], db=db)
+        assert again.returncode == 0, again.stderr
+        prompts = [p for r in server.received("POST") for p in r.json()["prompt"]]
+    first_case = json.loads(SAMPLE.read_text("utf-8").splitlines()[0])
+    chunk_prompts = [p for p in prompts if "context[1]" in p.split("Statement:")[1]]
+    assert chunk_prompts and all(first_case["context"][0] in p for p in chunk_prompts
+                                 if first_case["input"] in p)
 
 
 def test_an_openai_run_keeps_its_case_deadline_and_a_resume_may_give_another(tmp_path):

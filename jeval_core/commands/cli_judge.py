@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 # `--judge openai` only: how its questions are sent, and what its tokens cost
 OPENAI_FLAGS = {"endpoint": "--endpoint", "concurrency": "--per-case",
-                "price_per_million_input_tokens": "--price", "case_deadline": "--case-deadline"}
+                "price_per_million_input_tokens": "--price", "case_deadline": "--case-deadline",
+                "prompt": "--prompt"}
 
 
 def add_openai_flags(parser: argparse.ArgumentParser) -> None:
@@ -32,11 +33,16 @@ def add_openai_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--case-deadline", type=float, metavar="SECONDS",
                         help="--judge openai: how long a case's questions may take, retries "
                         "included, before it gives up (default 180, at most 3600)")
+    parser.add_argument("--prompt", choices=("named", "case"),
+                        help="--judge openai: each question with the texts it names (default: "
+                        "the fewest tokens), or the whole case before every question (an "
+                        "identical prefix, for a server whose prefix cache reads it once)")
 
 
 # the argparse attribute each of them is parsed into
 OPENAI_ATTRIBUTES = {"endpoint": "endpoint", "concurrency": "concurrency_per_case",
-                     "price_per_million_input_tokens": "price", "case_deadline": "case_deadline"}
+                     "price_per_million_input_tokens": "price", "case_deadline": "case_deadline",
+                     "prompt": "prompt"}
 
 
 def _openai_settings(args: argparse.Namespace) -> dict[str, object]:

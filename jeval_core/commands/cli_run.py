@@ -244,7 +244,10 @@ def _stored_judge(args: argparse.Namespace, stored: Any) -> Any:
                         "--base-url out to resume it against that server")
     args.judge, args.model = stored.judge, stored.model
     args.base_url = stored.base_url or args.base_url
-    for setting, value in stored.judge_settings.items():  # --endpoint, --per-case, ...
+    settings = dict(stored.judge_settings)
+    if settings and judges.entry(stored.judge).per_question and "prompt" not in settings:
+        settings["prompt"] = "case"  # asked before --prompt existed: the whole case each time
+    for setting, value in settings.items():  # --endpoint, --per-case, ...
         flag = OPENAI_FLAGS.get(setting)
         attribute = OPENAI_ATTRIBUTES.get(setting)
         if flag is None or attribute is None:

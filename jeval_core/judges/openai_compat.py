@@ -3,8 +3,9 @@ LM Studio, OpenAI itself), answering every question with a probability.
 
 Each question is one request for a one-token answer (temperature 0, max_tokens 1, logprobs
 with top_logprobs) and p(yes) comes from the token probabilities (`logprobs`), never from
-parsed text. A case's requests share the state as an identical prefix (`openai_prompt`), so a
-prefix cache reads it once; they go out concurrently within `concurrency`, all inside ONE
+parsed text. A question is sent with the texts it names (`openai_prompt`), or with
+`prompt="case"` after the whole case as an identical prefix that a prefix cache reads once;
+a case's requests go out concurrently within `concurrency`, all inside ONE
 deadline for the case. On `/completions` a case's prompts go as one list in one request
 (llama.cpp, vLLM). A question the model gave no yes/no probability for is an error that
 names it, never a silent 0.5. Retries, backoff, the size cap and redirects are
@@ -121,8 +122,13 @@ class OpenAIJudge(ServerJudge):
         price_per_million_input_tokens: float | None = None,
         top_logprobs: int = TOP_LOGPROBS,
         case_deadline: float | None = None,
+        prompt: str = openai_prompt.PROMPTS[0],
     ) -> None:
         self.base_url = normalise_base_url(base_url)
+        if prompt not in openai_prompt.PROMPTS:
+            raise CaseError(f"prompt {one_line(str(prompt), 20)!r}: choose named (each question "
+                            "with the texts it names) or case (the whole case before each)")
+        self.prompt = prompt
         self.model: str | None = (model or "").strip() or None
         if endpoint not in ENDPOINTS:
             raise CaseError(f"endpoint {one_line(endpoint, 20)!r}: choose chat or completions")
@@ -154,7 +160,7 @@ class OpenAIJudge(ServerJudge):
         """How this judge asks, by its constructor's names: a resumed run asks the same way."""
         return {"endpoint": self.endpoint, "concurrency": self.concurrency,
                 "price_per_million_input_tokens": self.price_per_million_input_tokens,
-                "case_deadline": self._http.retry.total_seconds}
+                "case_deadline": self._http.retry.total_seconds, "prompt": self.prompt}
 
     # ---- asking ----
 
@@ -195,7 +201,8 @@ class OpenAIJudge(ServerJudge):
         """One chat request per question, `concurrency` at a time; the first error stops
         the rest (the case has no answer without them)."""
         def one(qid: str, question: Question) -> _Asked:
-            body = self._chat_body(model, openai_prompt.messages(state, question), cache_key)
+            body = self._chat_body(model, openai_prompt.messages(self._before(state, question),
+                                                                 question), cache_key)
             data = self._post("/chat/completions", body, deadline)
             choice = _first_choice(data, self.base_url)
             message = choice.get("message")
@@ -219,7 +226,7 @@ class OpenAIJudge(ServerJudge):
     def _complete(self, model: str, state: Mapping[str, Any],
                   asked: Sequence[tuple[str, Question]], deadline: float) -> _Asked:
         """Every question of the case as one list of prompts in one `/completions` request."""
-        prompts = [openai_prompt.completion_prompt(state, q) for _, q in asked]
+        prompts = [openai_prompt.completion_prompt(self._before(state, q), q) for _, q in asked]
         body = {"model": model, "prompt": prompts, "max_tokens": 1, "temperature": 0,
                 "logprobs": self.top_logprobs}
         data = self._post("/completions", body, deadline)
@@ -240,6 +247,10 @@ class OpenAIJudge(ServerJudge):
                              "once: which answer is whose cannot be told; use the chat endpoint")
         return _outcome(data, {qid: logprobs.read(c, _text(c.get("text")))
                                for (qid, _), c in zip(asked, by_index, strict=True)})
+
+    def _before(self, state: Mapping[str, Any], question: Question) -> Mapping[str, Any]:
+        """What is sent before `question`: the texts it names, or the whole case."""
+        return state if self.prompt == "case" else openai_prompt.named_state(state, question)
 
     def _chat_body(self, model: str, messages: list[dict[str, str]],
                    cache_key: str) -> dict[str, Any]:

@@ -1,23 +1,30 @@
-"""The prompt the openai judge sends: the case's state as a prefix identical across a case's
-questions, then ONE question, verbatim as the Jev judge receives it.
+"""The prompt the openai judge sends: the texts a question names, then ONE question, verbatim
+as the Jev judge receives it.
 
-Every question of a case begins with the same system message and the same rendering of the
-state, so a server with prefix caching (vLLM, llama.cpp, SGLang, OpenAI's prompt caching)
-reads the state once per case; only the question and the closing line differ. The state is
-the one `request.pack` builds for Jev (only what the questions name), one line per text
-under the name the questions use (`context[2]`, `output[1]`), each text as a JSON string so
-that no text can pass for a line of the prompt. One question per request: asking several in
-one JSON reply was measured to answer "yes" to all of them (its token probabilities come
-before the schema's), and a one-token answer's probabilities are the point.
+By default (`PROMPTS[0]`, "named") a question is sent with the texts it names and no more: a
+chunk question ("Judge this chunk on its own") with `input`, that chunk and `expected` when
+it names it; faithfulness with the answer's sentence and the chunks. A hosted API bills
+every prompt token, and a 30-chunk case sent whole with each of its ~90 questions is ~190k
+tokens where the named texts are a few thousand. "case" sends the case's whole state (the
+one `request.pack` builds for Jev) before every question instead: an identical prefix, which
+a server with prefix caching (vLLM, llama.cpp, SGLang) reads once per case. Either way each
+text is one line under the name the questions use (`context[2]`, `output[1]`), as a JSON
+string so that no text can pass for a line of the prompt. One question per request: asking
+several in one JSON reply was measured to answer "yes" to all of them (its token
+probabilities come before the schema's), and a one-token answer's probabilities are the point.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..questions import Question
+from ..questions import NAMED, Question
+
+# What goes before each question: the texts it names ("named"), or the whole case ("case").
+PROMPTS = ("named", "case")
 
 SYSTEM = ("You judge statements about a case from a retrieval-augmented assistant. Read the "
           "case, then decide whether the statement is true of it. Reply with one word: Yes or "
@@ -35,6 +42,19 @@ Statement: {question}{criteria}
 Is the statement true? Answer Yes or No."""
 
 ANSWER_CUE = "Answer:"  # ends a completions prompt, where no chat template says who speaks
+
+
+def named_state(state: Mapping[str, Any], question: Question) -> dict[str, Any]:
+    """The texts `question` names, each under the name it uses (`context[2]`, `input`), in
+    the order it names them: all the judge needs for a question about those texts."""
+    out: dict[str, Any] = {}
+    for m in NAMED.finditer(question.text):
+        name, value = m.group(1), state.get(m.group(1))
+        for index in re.findall(r"\d+", m.group(2)):
+            value = value[int(index)] if isinstance(value, list) and int(index) < len(value) \
+                else None
+        out.setdefault(name + m.group(2), value)
+    return out
 
 
 def render_state(state: Mapping[str, Any]) -> str:
