@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from test_app_compare import RAW, shown
 
 from jeval_core import judges
-from jeval_core.calibration import profile
+from jeval_core.calibration import profile, profile_fit
 from jeval_core.inputs import datasets
 from jeval_core.runs.store import open_store
 
@@ -20,7 +20,7 @@ LABELLED = ROOT / "assets" / "datasets" / "labelled_helpdesk.jsonl"
 @pytest.fixture(scope="module")
 def fitted() -> profile.Profile:
     data = datasets.load(LABELLED)
-    return profile.fit(profile.labelled(data.rows), "helpdesk", data.sha256, data.name,
+    return profile_fit.fit(profile_fit.labelled(data.rows), "helpdesk", data.sha256, data.name,
                        judges.get("local"))
 
 

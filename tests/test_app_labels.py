@@ -116,13 +116,13 @@ def test_labels_are_written_as_a_case_file_reads_them():
 
 
 def test_a_stored_profile_is_picked_in_the_sidebar_and_the_results_say_so(tmp_path):
-    from jeval_core.calibration import profile
+    from jeval_core.calibration import profile_fit
     from jeval_core.inputs import datasets
     from jeval_core.runs.store import open_store
 
     data = datasets.load(ROOT / "assets" / "datasets"
                          / "labelled_helpdesk.jsonl")
-    fitted = profile.fit(profile.labelled(data.rows), "helpdesk", data.sha256, data.name,
+    fitted = profile_fit.fit(profile_fit.labelled(data.rows), "helpdesk", data.sha256, data.name,
                          judges.get("local"))
     with open_store() as store:
         store.save_profile(fitted)

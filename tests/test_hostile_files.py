@@ -413,14 +413,14 @@ def test_a_reloaded_playground_is_held_at_the_cap_set_before_the_reload(monkeypa
 
 
 def test_duplicated_cases_do_not_leak_into_the_held_out_folds():
-    from jeval_core.calibration import profile
+    from jeval_core.calibration import profile_fit
     from jeval_core.inputs import datasets
 
     data = datasets.load(ROOT / "assets" / "datasets" / "labelled_helpdesk.jsonl")
-    rows = profile.labelled(data.rows)
+    rows = profile_fit.labelled(data.rows)
     local = judges.get("local")
-    once = profile.fit(rows, "once", data.sha256, data.name, local)
-    thrice = profile.fit(rows * 3, "thrice", data.sha256, data.name, local)
+    once = profile_fit.fit(rows, "once", data.sha256, data.name, local)
+    thrice = profile_fit.fit(rows * 3, "thrice", data.sha256, data.name, local)
     a, b = once.relations["helps_answer"], thrice.relations["helps_answer"]
     assert (b.labels, b.cases) == (a.labels, a.cases) == (558, 90)
     assert b.after == a.after and b.after.auc < 0.99

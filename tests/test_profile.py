@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from jeval_core.calibration import profile
+from jeval_core.calibration import profile, profile_fit
 from jeval_core.evaluators import chunk_relevance
 from jeval_core.inputs import datasets
 from jeval_core.judges.local import LocalJudge
@@ -24,7 +24,7 @@ def judge():
 def halves():
     """The labelled cases in two parts by case: one to fit on, one only to measure."""
     data = datasets.load(LABELLED)
-    rows = profile.labelled(data.rows)
+    rows = profile_fit.labelled(data.rows)
     return data, rows[0::2], rows[1::2]
 
 
@@ -42,7 +42,7 @@ def chunk_p(judge, cases):
 
 def test_a_profile_fitted_on_one_part_agrees_better_with_the_labels_of_the_other(judge, halves):
     data, fit_part, measured_part = halves
-    fitted = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
+    fitted = profile_fit.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
     assert fitted.used == ("helps_answer",)
     p0, y = chunk_p(judge, measured_part)
     p1, _ = chunk_p(LocalJudge(judge.embedder, profile=fitted), measured_part)
@@ -52,7 +52,7 @@ def test_a_profile_fitted_on_one_part_agrees_better_with_the_labels_of_the_other
 
 def test_the_profile_reports_cross_validated_figures_before_and_after(judge, halves):
     data, fit_part, _ = halves
-    fitted = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
+    fitted = profile_fit.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
     f = fitted.relations["helps_answer"]
     assert f.after.log_loss < f.before.log_loss
     assert f.labels == f.before.n == sum(len(c.labels) for c in fit_part)
@@ -61,14 +61,14 @@ def test_the_profile_reports_cross_validated_figures_before_and_after(judge, hal
 
 def test_too_few_labels_are_refused_with_the_reason(judge, halves):
     data, fit_part, _ = halves
-    fitted = profile.fit(fit_part[:3], "tiny", data.sha256, data.name, judge=judge)
+    fitted = profile_fit.fit(fit_part[:3], "tiny", data.sha256, data.name, judge=judge)
     assert fitted.used == ()
     assert "an honest fit needs at least 30 labels" in fitted.relations["helps_answer"].note
 
 
 def test_a_profile_round_trips_through_its_json_file(judge, halves):
     data, fit_part, _ = halves
-    fitted = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
+    fitted = profile_fit.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
     again = profile.Profile.from_json(fitted.to_json())
     assert again == fitted
     assert again.fingerprint == fitted.fingerprint
@@ -87,7 +87,7 @@ def test_a_file_that_is_not_a_profile_is_refused_clearly(text, says):
 
 def test_a_damaged_curve_is_refused(judge, halves):
     data, fit_part, _ = halves
-    fitted = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
+    fitted = profile_fit.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
     f = fitted.relations["helps_answer"]
     broken = replace(fitted, relations={"helps_answer": replace(
         f, curve=replace(f.curve, weights=f.curve.weights[:3]))})
@@ -98,7 +98,7 @@ def test_a_damaged_curve_is_refused(judge, halves):
 def test_a_profile_needs_a_name(judge, halves):
     data, fit_part, _ = halves
     with pytest.raises(profile.ProfileError, match="needs a name"):
-        profile.fit(fit_part, "  ", data.sha256, data.name, judge=judge)
+        profile_fit.fit(fit_part, "  ", data.sha256, data.name, judge=judge)
 
 
 def test_the_cut_a_profile_chooses_is_where_its_verdicts_turn():
@@ -111,12 +111,12 @@ def test_the_cut_that_agrees_best_with_the_labels_is_chosen():
     """Labels that turn at p 0.3, not 0.5: the cut follows them."""
     p = np.linspace(0.05, 0.95, 181)
     y = (p >= 0.3).astype(int)
-    assert profile.best_cut(p, y) == pytest.approx(0.3, abs=0.026)
+    assert profile_fit.best_cut(p, y) == pytest.approx(0.3, abs=0.026)
 
 
 def test_the_profile_reports_kappa_before_and_after(judge, halves):
     data, fit_part, _ = halves
-    f = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge).relations[
+    f = profile_fit.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge).relations[
         "helps_answer"]
     assert f.before.kappa is not None and f.after.kappa is not None
     assert f"kappa {f.after.kappa:.3f} vs {f.before.kappa:.3f}" in f.note
@@ -130,9 +130,9 @@ def test_a_profile_fitted_for_the_previous_local_judge_is_refused_with_how_to_me
 
 def test_the_head_refit_is_tried_only_on_many_labels_of_each_answer(judge, halves):
     data, fit_part, _ = halves
-    everything = profile.labelled(data.rows)
-    assert "head" in profile.kinds_for(profile._table(judge, everything))  # 558 labels
-    assert "head" not in profile.kinds_for(profile._table(judge, fit_part))  # 285 labels
+    everything = profile_fit.labelled(data.rows)
+    assert "head" in profile_fit.kinds_for(profile_fit._table(judge, everything))  # 558 labels
+    assert "head" not in profile_fit.kinds_for(profile_fit._table(judge, fit_part))  # 285 labels
 
 
 def head_profile(fitted, vector):
@@ -145,7 +145,7 @@ def head_profile(fitted, vector):
 
 def test_a_head_refit_reads_the_vector_the_reader_s_head_read(judge, halves):
     data, fit_part, measured_part = halves
-    fitted = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
+    fitted = profile_fit.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
     refitted, _ = chunk_p(LocalJudge(judge.embedder, fitted), measured_part)
     silent = head_profile(fitted, [0.0] * profile.HIDDEN)
     same, _ = chunk_p(LocalJudge(judge.embedder, silent), measured_part)
@@ -167,7 +167,7 @@ def test_the_head_s_vectors_come_from_the_reads_already_made(judge, halves):
 
 def test_a_head_profile_round_trips_and_a_short_head_is_refused(judge, halves):
     data, fit_part, _ = halves
-    fitted = profile.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
+    fitted = profile_fit.fit(fit_part, "helpdesk", data.sha256, data.name, judge=judge)
     head = head_profile(fitted, [0.01] * profile.HIDDEN)
     assert profile.Profile.from_json(head.to_json()) == head
     short = head_profile(fitted, [0.01] * (profile.HIDDEN - 1))

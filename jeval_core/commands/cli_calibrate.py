@@ -94,23 +94,23 @@ def main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .. import judges
-    from ..calibration import profile
+    from ..calibration import profile_fit
     from ..errors import CaseError
     from ..inputs import datasets
 
     if not 2 <= args.folds <= 20:
         raise CaseError(f"--folds {args.folds}: choose 2 to 20 folds")
     data = datasets.load(args.data)
-    chunks = profile.labelled(data.rows)
+    chunks = profile_fit.labelled(data.rows)
     if not chunks:
         raise CaseError(f"{data.name} has no labelled chunks: give rows a `context_labels` "
                         "list (1 relevant, 0 noise per chunk), or label them on the Dataset "
                         "page and download the dataset")
     name = (args.name or Path(data.name).stem).strip()
     # the catalog's judges that calibrate read signals a fit can use (the local one)
-    reader = cast("profile.Reads", judges.get(args.judge))
-    fitted = profile.fit(chunks, name, data.sha256, data.name, reader, k=args.folds)
-    twice = len(chunks) - len(profile.distinct(chunks))
+    reader = cast("profile_fit.Reads", judges.get(args.judge))
+    fitted = profile_fit.fit(chunks, name, data.sha256, data.name, reader, k=args.folds)
+    twice = len(chunks) - len(profile_fit.distinct(chunks))
     if twice:
         print(f"{twice} duplicated case(s) left out: each case is fitted or measured once")
     print(describe(fitted))

@@ -1,6 +1,6 @@
 """A stored run's labels: label its cases, see how far the judge agrees, fit a profile.
 
-The figures come from jeval_core (`agreement.of_cases`, `profile.fit`); the labels are kept
+The figures come from jeval_core (`agreement.of_cases`, `profile_fit.fit`); the labels are
 in the stored case rows (`Store.relabel`), so they travel with the run's exports and the
 downloaded dataset.
 """
@@ -15,7 +15,7 @@ import streamlit as st
 
 from jeval_core.address import Address
 from jeval_core.analysis import agreement, labels
-from jeval_core.calibration import profile
+from jeval_core.calibration import profile, profile_fit
 from jeval_core.errors import JevalError
 from jeval_core.runs.records import CaseRow, RunSummary
 from jeval_core.runs.store import Store
@@ -99,7 +99,7 @@ def label_case(db: Store, run: RunSummary, row: CaseRow, keys: Keys) -> None:
 def fit_profile(db: Store, run: RunSummary, cases: Sequence[CaseRow], keys: Keys) -> None:
     """Refit the local judge to this run's chunk labels; the held-out figures before and
     after, then keep it under a name for the sidebar and `--calibration`."""
-    labelled = [profile.LabelledChunks(row.case, tuple(of_row(row).chunks)) for row in cases
+    labelled = [profile_fit.LabelledChunks(row.case, tuple(of_row(row).chunks)) for row in cases
                 if any(c is not None for c in of_row(row).chunks)]
     with st.expander("Fit the local judge to these labels (a calibration profile)"):
         if not labelled:
@@ -110,7 +110,7 @@ def fit_profile(db: Store, run: RunSummary, cases: Sequence[CaseRow], keys: Keys
         if st.button("Fit and keep", key=keys("fit")):
             digest = run.dataset_hash
             try:
-                fitted = profile.fit(labelled, name, digest, run.dataset,
+                fitted = profile_fit.fit(labelled, name, digest, run.dataset,
                                      resources.offline_judge("local"))
                 if fitted.used:
                     db.save_profile(fitted)
