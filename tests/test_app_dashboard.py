@@ -151,3 +151,16 @@ def test_a_runs_label_names_its_judge_once():
     default = next(o for o in options if " · sample.jsonl · " in o)
     assert default.count("lexical") == 1  # was "… · sample.jsonl · lexical · lexical · id"
     assert any(" · strict · lexical · " in o for o in options)
+
+
+def test_fit_and_keep_fits_in_its_callback_keeps_the_profile_and_shows_its_figures():
+    at = app()
+    fit = next(b for b in at.button if b.label == "Fit and keep")
+    at = fit.click().run()
+    assert not at.exception
+    heads = [m.value for m in at.markdown if "labels in" in m.value]
+    assert heads and heads[0].startswith("**helps")  # bold, not escaped markdown
+    assert any("built-in" in str(d.value) for d in at.dataframe if "curve" in d.value.columns)
+    with open_store() as store:
+        kept = store.profiles()
+    assert kept or any("kept the built-in curve" in c.value for c in at.caption)

@@ -105,18 +105,13 @@ def fit_profile(db: Store, run: RunSummary, cases: Sequence[CaseRow], keys: Keys
         if not labelled:
             st.caption("Label some chunks first.")
             return
-        name = st.text_input("Profile name", key=keys("profile_name"),
-                             value=run.dataset.rsplit(".", 1)[0][:60] or "my labels")
-        if st.button("Fit and keep", key=keys("fit")):
-            digest = run.dataset_hash
-            try:
-                fitted = profile_fit.fit(labelled, name, digest, run.dataset,
-                                     resources.offline_judge("local"))
-                if fitted.used:
-                    db.save_profile(fitted)
-                keys.put("fitted", fitted.to_json())
-            except JevalError as err:
-                error_line(str(err))
+        st.text_input("Profile name", key=keys("profile_name"),
+                      value=run.dataset.rsplit(".", 1)[0][:60] or "my labels")
+        st.button("Fit and keep", key=keys("fit"), on_click=fit_and_keep,
+                  args=(db, run, labelled, keys))
+        problem = keys.get("fit_problem")
+        if problem:
+            error_line(problem)
         shown = keys.get("fitted")
         if shown:
             fitted = profile.Profile.from_json(shown)
@@ -124,7 +119,7 @@ def fit_profile(db: Store, run: RunSummary, cases: Sequence[CaseRow], keys: Keys
                 rows = [{"curve": when, "AUC": v.auc, "accuracy": v.accuracy, "F1": v.f1,
                          "kappa": v.kappa, "always no": v.always_no}
                         for when, v in (("built-in", f.before), ("refitted", f.after)) if v]
-                st.markdown(inert(f"**{relation}** · {f.labels} labels in {f.cases} cases"))
+                st.markdown(f"**{inert(relation)}** · {f.labels} labels in {f.cases} cases")
                 if rows:
                     st.dataframe(pd.DataFrame(rows).round(3), hide_index=True)
                 st.caption(inert(f.note))
@@ -134,6 +129,21 @@ def fit_profile(db: Store, run: RunSummary, cases: Sequence[CaseRow], keys: Keys
                 st.download_button("Download the profile (JSON)", fitted.to_json(),
                                    file_name=f"{fitted.name}.json", key=keys("prof_dl"),
                                    mime="application/json", on_click="ignore")
+
+
+def fit_and_keep(db: Store, run: RunSummary, labelled: list[profile_fit.LabelledChunks],
+                 keys: Keys) -> None:
+    """The button's callback: fit, keep the profile when it changes a curve, and leave the
+    result (or the one-line error) for the next draw; drawing never fits."""
+    keys.put("fit_problem", None)
+    try:
+        fitted = profile_fit.fit(labelled, keys.get("profile_name") or "", run.dataset_hash,
+                                 run.dataset, resources.offline_judge("local"))
+        if fitted.used:
+            db.save_profile(fitted)
+        keys.put("fitted", fitted.to_json())
+    except JevalError as err:
+        keys.put("fit_problem", str(err))
 
 
 def labelled_dataset(cases: Sequence[CaseRow]) -> str:
