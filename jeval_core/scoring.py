@@ -42,11 +42,6 @@ class DetailRow:
     def judged(self) -> str:
         return str(self.address)
 
-    def __getitem__(self, name: str) -> Any:
-        """A field by name, as rows were read when they were dicts (tests/test_local_judge.py
-        still reads them so)."""
-        return getattr(self, name)
-
 
 @dataclass(frozen=True)
 class Report:
