@@ -15,12 +15,12 @@ __version__ = "0.2.0"
 
 _WHERE = {
     "BudgetError": "errors", "CaseError": "errors", "JevalError": "errors",
-    "JudgeError": "errors", "Case": "case", "Detail": "results", "Result": "results",
-    "pack": "request", "Report": "scoring", "score": "scoring",
+    "JudgeError": "errors", "Case": "case", "ChunkMeta": "case", "Detail": "results",
+    "Result": "results", "pack": "request", "Report": "scoring", "score": "scoring",
 }
 
 if TYPE_CHECKING:
-    from .case import Case
+    from .case import Case, ChunkMeta
     from .errors import BudgetError, CaseError, JevalError, JudgeError
     from .request import pack
     from .results import Detail, Result
@@ -36,6 +36,6 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "BudgetError", "Case", "CaseError", "Detail", "JevalError", "JudgeError", "Report",
+    "BudgetError", "Case", "CaseError", "ChunkMeta", "Detail", "JevalError", "JudgeError", "Report",
     "Result", "__version__", "pack", "score",
 ]
