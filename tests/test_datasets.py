@@ -157,6 +157,14 @@ def test_rows_without_an_id_are_named_by_their_line():
     assert [r.line for r in ds.rows] == [2, 3, 4]
 
 
+def test_rows_of_an_array_written_on_one_line_are_each_kept_under_their_own_id():
+    ds = datasets.read(json.dumps([good(1), good(2), good(3, id="row-1-3")]).encode(), "d.json")
+    assert not ds.errors
+    assert [r.id for r in ds.rows] == ["row-1", "row-1-2", "row-1-3"]
+    ds = datasets.read(json.dumps([good(1), good(2), good(3)]).encode(), "d.json")
+    assert [r.id for r in ds.rows] == ["row-1", "row-1-2", "row-1-3"]
+
+
 def test_labels_may_be_true_and_false():
     ds = datasets.read(jsonl(good(1, context_labels=[True])), "d.jsonl")
     assert ds.rows[0].labels == (True,)

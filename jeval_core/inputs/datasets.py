@@ -20,7 +20,7 @@ import io
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -271,6 +271,8 @@ class _Reader:
         self._check_cap()
         try:
             row = row_from_dict(data, line)
+            if row.id in self.ids and isinstance(data, Mapping) and data.get(ID) is None:
+                row = replace(row, id=self._unused_id(line))
             if row.id in self.ids:
                 raise CaseError(f'"id" {one_line(row.id, 40)!r} is already used on line '
                                 f"{self.ids[row.id]}: give every row its own id")
@@ -279,6 +281,14 @@ class _Reader:
             return
         self.ids[row.id] = line
         self.rows.append(row)
+
+    def _unused_id(self, line: int) -> str:
+        """The id of a row without one that shares its line with others (a JSON array
+        written on one line, as `json.dump` writes it): row-1, row-1-2, row-1-3..."""
+        n = 2
+        while f"row-{line}-{n}" in self.ids:
+            n += 1
+        return f"row-{line}-{n}"
 
     def fail(self, line: int, message: str) -> None:
         self._check_cap()
