@@ -7,8 +7,13 @@ field names people already use (RAGAS, DeepEval, Galtea) and per-row `evaluators
 judge and the retriever: `context_labels` (a human's 0/1 per chunk) and `reranked` (a second
 ranking of the same chunks, as chunk indices).
 
-A bad row becomes a `RowError` with its 1-based file line and is skipped; a file that cannot
-be read at all raises one `CaseError` that says how to fix it.
+A RAG pipeline's own export (LangChain, LlamaIndex, OTLP, Langfuse, LangSmith: whatever
+`pipelines.detect` knows) is read whole, one case per retrieval, each chunk's id, source,
+score and rank kept in `context_meta`.
+
+A bad row becomes a `RowError` with its 1-based file line (in an export, its retrieval's
+1-based position) and is skipped; a file that cannot be read at all raises one `CaseError`
+that says how to fix it.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from ..case import Case
 from ..errors import CaseError
 from ..text import clean, clean_json, one_line
 from ..wire import STRICT_DECODER
-from . import casefile
+from . import casefile, pipelines
 from .casefile import CaseFile, kind
 from .files import read_capped
 
@@ -37,13 +42,14 @@ MAX_ROWS = 100_000
 MAX_ROW_BYTES = casefile.MAX_FILE_BYTES  # one row is one case: the case file's own cap
 
 LABELS, RERANKED, ID = casefile.LABELS, casefile.RERANKED, "id"
+CONTEXT_META = casefile.CONTEXT_META
 DATASET_FIELDS = (ID, LABELS, RERANKED)
 KNOWN = (*dict.fromkeys((*casefile.KNOWN, *DATASET_FIELDS)),)
 FORMATS = ("jsonl", "csv", "json")
 _EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".jsonlines": "jsonl", ".json": "json",
                ".csv": "csv", ".tsv": "csv"}
 # CSV cells that hold JSON (a list or an object) rather than text.
-_LIST_CELLS = frozenset((*casefile.ALIASES["context"], LABELS, RERANKED))
+_LIST_CELLS = frozenset((*casefile.ALIASES["context"], LABELS, RERANKED, CONTEXT_META))
 _JSON_CELLS = frozenset(("truth", "metadata", "tags", "evaluators", "thresholds"))
 # File signatures of things people upload by mistake, and what to do instead.
 _MAGIC = (
@@ -131,7 +137,7 @@ class Dataset:
     rows: list[DatasetRow]
     errors: list[RowError]
     sha256: str  # of the bytes as uploaded: two runs over the same file share it
-    format: str = "jsonl"
+    format: str = "jsonl"  # or, for a pipeline export, its pipeline (pipelines.FORMATS)
 
     @property
     def cases(self) -> list[Case]:
@@ -177,6 +183,8 @@ def read(raw: bytes, name: str) -> Dataset:
         fmt = _format(text, name, shown)
         if fmt != "csv":
             fmt = "json" if text.lstrip()[:1] == "[" else "jsonl"
+            if _is_export(text, fmt):
+                return _export(raw, name, shown, digest)
         if fmt == "csv":
             reader.csv(text, "\t" if name.lower().endswith(".tsv") else ",")
         elif fmt == "json":
@@ -200,6 +208,47 @@ def read(raw: bytes, name: str) -> Dataset:
         raise CaseError(f"no row of {shown} could be read; {first}"
                         + (f" (and {more} more bad rows)" if more else ""))
     return Dataset(shown, reader.rows, reader.errors, digest, fmt)
+
+
+def _is_export(text: str, fmt: str) -> bool:
+    """Whether a JSON or JSONL file is a pipeline's export rather than rows in our field
+    names, judged by its first value (rows whose chunks are documents are rows)."""
+    first, whole = _first_value(text, fmt)
+    if first is None:
+        return False
+    return casefile.pipeline_format(first if whole else [first], first) is not None
+
+
+def _first_value(text: str, fmt: str) -> tuple[Any, bool]:
+    """The file's first JSON value, and whether it is the whole file (a single object, not
+    the first of an array's values or of JSONL lines); None when it does not read."""
+    try:
+        if fmt == "json":
+            value, _ = _DECODER.raw_decode(text, _skip_ws(text, text.index("[") + 1))
+            return value, False
+        lines = [s for s in text.split("\n") if s.strip()]
+        if len(lines) == 1:
+            return _parse(lines[0]), True
+        whole = _Reader._single_object(text)
+        if whole is not None:
+            return whole, True
+        return _parse(lines[0]), False
+    except (ValueError, RecursionError):
+        return None, False
+
+
+def _export(raw: bytes, name: str, shown: str, digest: str) -> Dataset:
+    """A pipeline export as a dataset: one row per retrieval, its chunks' metadata kept."""
+    found = pipelines.read_export(raw, name=name)
+    reader = _Reader(shown)
+    for position, row in enumerate(pipelines.to_rows(found.retrievals), start=1):
+        reader.add(position, row)
+    if not reader.rows:
+        first, more = reader.errors[0], len(reader.errors) - 1
+        raise CaseError(f"no retrieval of {shown} could be read as a case; retrieval "
+                        f"{first.line}: {first.message}"
+                        + (f" (and {more} more)" if more else ""))
+    return Dataset(shown, reader.rows, reader.errors, digest, found.format)
 
 
 def _binary(shown: str) -> str:
@@ -444,8 +493,9 @@ def _cell(column: str, cell: str) -> Any:
     """A CSV cell as the JSON value the same field would hold in a JSONL row."""
     if column in _LIST_CELLS:
         if not cell.lstrip().startswith("["):
-            example = '["first chunk", "second chunk"]' if column not in (LABELS, RERANKED) \
-                else "[1, 0, 1]" if column == LABELS else "[2, 0, 1]"
+            example = {LABELS: "[1, 0, 1]", RERANKED: "[2, 0, 1]",
+                       CONTEXT_META: '[{"id": "doc-1", "source": "a.md", "score": 0.8, '
+                                     '"rank": 0}]'}.get(column, '["first chunk", "second chunk"]')
             raise CaseError(f'the "{column}" cell must be a JSON array like {example}')
         try:
             return _parse(cell)
@@ -655,8 +705,15 @@ class _LineCounter:
 
 def write_jsonl(rows: Iterable[DatasetRow]) -> str:
     """Rows as JSONL in our field names, one per line; `read` gives the same rows back."""
-    return "".join(clean(json.dumps(r.to_dict(), ensure_ascii=False)) + "\n" for r in rows)
+    return jsonl_of(r.to_dict() for r in rows)
 
 
-__all__ = ["FORMATS", "MAX_BYTES", "MAX_ROWS", "Dataset", "DatasetRow", "RowError", "load",
-           "read", "write_jsonl"]
+def jsonl_of(rows: Iterable[Mapping[str, Any]]) -> str:
+    """Rows already in our field names (`DatasetRow.to_dict`, `pipelines.to_rows`) as JSONL,
+    one per line."""
+    return "".join(clean(json.dumps(row, ensure_ascii=False, allow_nan=False)) + "\n"
+                   for row in rows)
+
+
+__all__ = ["FORMATS", "MAX_BYTES", "MAX_ROWS", "Dataset", "DatasetRow", "RowError", "jsonl_of",
+           "load", "read", "write_jsonl"]

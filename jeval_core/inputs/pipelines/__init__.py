@@ -36,6 +36,7 @@ expected.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,8 @@ from .shapes import Chunk, Retrieval, describe
 FORMATS = ("langchain", "llamaindex", "otlp", "langfuse", "langsmith")
 MAX_BYTES = 64 * 1024 * 1024  # a dataset's cap: thousands of traces
 
+NAMES = {"langchain": "LangChain", "llamaindex": "LlamaIndex", "otlp": "OTLP (OpenInference)",
+         "langfuse": "Langfuse", "langsmith": "LangSmith"}
 _LABELS = {
     "langchain": "a LangChain Document list",
     "llamaindex": "a LlamaIndex source_nodes list",
@@ -63,26 +66,49 @@ _LABELS = {
 # -- reading ----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Export:
+    """A pipeline export read whole: which format it is and the retrievals it holds."""
+
+    format: str  # one of FORMATS
+    retrievals: list[Retrieval]
+
+    @property
+    def chunks(self) -> int:
+        return sum(len(r.chunks) for r in self.retrievals)
+
+
 def read(source: str | Path | bytes, fmt: str | None = None) -> list[Retrieval]:
     """The retrievals in a .json or .jsonl pipeline export (a path, or the file's bytes):
     JSONL (one JSON value a line) is read as the list of its lines' values."""
+    return read_export(source, fmt).retrievals
+
+
+def read_export(source: str | Path | bytes, fmt: str | None = None,
+                name: str | None = None) -> Export:
+    """`read`, saying which format the export is; `name` is the file's name in messages
+    (and, for bytes, says by its extension whether they are JSONL)."""
     if isinstance(source, (bytes, bytearray)):
-        raw, name, lines = bytes(source), "the file", False
+        raw = bytes(source)
+        shown = one_line(name, 80) if name else "the file"
+        lines = name is not None and Path(name).suffix.lower() in (".jsonl", ".ndjson")
     else:
         path = Path(source)
         raw = read_capped(path, MAX_BYTES, f"is larger than {MAX_BYTES // (1024 * 1024)} MB; "
                           "export fewer traces per file", expected="a pipeline export (.json "
                           "or .jsonl)")
-        name = one_line(path.name, 80)
+        shown = one_line(name or path.name, 80)
         lines = path.suffix.lower() in (".jsonl", ".ndjson")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise CaseError(f"{name} is not UTF-8 text (byte {err.start}): expected a JSON or "
+        raise CaseError(f"{shown} is not UTF-8 text (byte {err.start}): expected a JSON or "
                         "JSONL pipeline export") from None
     if not text.strip():
-        raise CaseError(f"{name} is empty: expected a JSON or JSONL pipeline export")
-    return retrievals(_decode(text, name, lines), fmt)
+        raise CaseError(f"{shown} is empty: expected a JSON or JSONL pipeline export")
+    data = _decode(text, shown, lines)
+    found = retrievals(data, fmt)
+    return Export(fmt or detect(data) or "", found)
 
 
 def _decode(text: str, name: str, lines: bool) -> Any:
@@ -212,5 +238,5 @@ _PARSERS: dict[str, Callable[[Any], list[Retrieval]]] = {
     "langsmith": langsmith.retrievals,
 }
 
-__all__ = ["FORMATS", "MAX_BYTES", "Chunk", "Retrieval", "detect", "read", "retrievals",
-           "to_rows"]
+__all__ = ["FORMATS", "MAX_BYTES", "NAMES", "Chunk", "Export", "Retrieval", "detect", "read",
+           "read_export", "retrievals", "to_rows"]

@@ -30,6 +30,8 @@ from .shapes import (
 
 LC_DOC = '{"page_content": str, "metadata": {...}}'
 LC_RETRIEVAL = '{"input": str, "output": str, "context": [LangChain documents]}'
+# What a retrieval is read from: the question, the answer, the documents and an id.
+RETRIEVAL_KEYS = (*INPUT_KEYS, *OUTPUT_KEYS[:4], *CONTEXT_KEYS, "id")
 
 
 def is_lc_document(obj: Mapping[str, Any]) -> bool:
