@@ -103,7 +103,8 @@ def _main(argv: Sequence[str] | None) -> int:
         remember_secret(os.environ.get(variable, ""))
     args = _build_parser().parse_args(argv)
     if not getattr(args, "command", None):
-        _fail("choose a command: request, score, run, runs or models (see `jeval --help`)",
+        _fail("choose a command: request, score, run, runs, import or models (see `jeval "
+              "--help`)",
               BAD_INPUT)
     try:
         return int(args.run(args))
@@ -179,6 +180,9 @@ def _build_parser() -> _Parser:
 
     cli_calibrate.add_parser(sub)
     cli_calibrate.add_profiles_parser(sub)
+    from . import cli_import
+
+    cli_import.add_parser(sub)
 
     models = sub.add_parser("models", help="list the models a server judge's server offers")
     models.add_argument("--judge", default="jev", choices=[
