@@ -54,7 +54,8 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str, file_help: s
     run.add_argument("--name", help="a name for the run in the history (default: the file "
                      "and the judge)")
     run.add_argument("--out", metavar="RESULTS.jsonl",
-                     help="also write one JSON line per case (id, passed, scores, error)")
+                     help="also write one JSON line per case (id, passed, scores, error, and "
+                     "the chunks' context_meta when the dataset has it)")
     run.add_argument("--reports", action="store_true",
                      help="with --out: each line also carries the case's whole report (every "
                      "question, p, verdict and evidence)")
@@ -298,6 +299,7 @@ def _write_out(path: str, dataset: Any, outcome: RunOutcome, reports_of: str | N
     import json
     from pathlib import Path
 
+    from ..case import CONTEXT_META
     from ..errors import CaseError
 
     stored: dict[int, Any] = {}
@@ -317,6 +319,8 @@ def _write_out(path: str, dataset: Any, outcome: RunOutcome, reports_of: str | N
             "scores": {} if report is None else {n: r.score for n, r in report.results.items()},
             "error": None if o is None else o.error,
         }
+        if row.case.context_meta:  # the chunks' ids and sources, to trace a verdict back
+            line[CONTEXT_META] = row.case.to_dict()[CONTEXT_META]
         if reports_of is not None:
             line["report"] = stored.get(index)
         lines.append(json.dumps(line, ensure_ascii=False, allow_nan=False))

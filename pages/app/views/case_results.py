@@ -9,6 +9,7 @@ import streamlit as st
 from jeval_core import Case, JevalError, Report, judges
 from jeval_core.address import Address
 from jeval_core.analysis.labels import on_case
+from jeval_core.case import ChunkMeta
 from jeval_core.evaluators import Evaluator
 from jeval_core.request import pack
 from jeval_core.scoring import DetailRow
@@ -19,7 +20,7 @@ from pages.app.views import report as draw
 from pages.app.views import verdict
 from pages.app.views.card import result_cards
 from pages.app.views.case_editor import case_payload
-from pages.app.views.text import inert
+from pages.app.views.text import chunk_source, inert
 
 
 def on_pick(chart_key: str) -> None:
@@ -45,25 +46,28 @@ def on_reset_thresholds() -> None:
 
 
 def chunk_verdict(text: str, row: DetailRow | None, offline: str | None = None,
-                  label: bool | None = None) -> None:
+                  label: bool | None = None, meta: ChunkMeta | None = None) -> None:
     """Beside a chunk: its p(relevant) and verdict, and the words that drove p; `offline`
     names the offline judge when its verdict stands in for the hosted judge's; a red mark
-    when the person's `label` says otherwise."""
+    when the person's `label` says otherwise; under it, where the pipeline found the chunk
+    (`meta`: its source, score, rank and id), so a verdict leads back to its document."""
     if not text.strip():
         st.caption("blank: not judged (it keeps its rank)")
-        return
-    if row is None:
+    elif row is None:
         st.empty()  # the slot is written on every run, even with nothing to say
-        return
-    colour = "orange" if row.unsure else ("green" if row.yes else "gray")
-    mark = f" · {inert(offline)} judge" if offline else ""
-    line = f":{colour}-badge[p {row.p:.2f} · {inert(row.verdict)}{mark}]"
-    if label is not None and label != row.yes:
-        line += f" :red-badge[✗ you: {state.RELEVANT if label else state.NOISE}]"
-    words = [t for _, _, t in row.evidence]
-    if words:  # one highlight for the list: a highlight's padding would gap each comma
-        line += " why: :orange-background[" + ", ".join(inert(w) for w in words[:8]) + "]"
-    st.markdown(line)
+    else:
+        colour = "orange" if row.unsure else ("green" if row.yes else "gray")
+        mark = f" · {inert(offline)} judge" if offline else ""
+        line = f":{colour}-badge[p {row.p:.2f} · {inert(row.verdict)}{mark}]"
+        if label is not None and label != row.yes:
+            line += f" :red-badge[✗ you: {state.RELEVANT if label else state.NOISE}]"
+        words = [t for _, _, t in row.evidence]
+        if words:  # one highlight for the list: a highlight's padding would gap each comma
+            line += " why: :orange-background[" + ", ".join(inert(w) for w in words[:8]) + "]"
+        st.markdown(line)
+    source = chunk_source(meta)
+    if source:
+        st.caption(source)
 
 
 
@@ -119,7 +123,7 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
         with box:
             each_judge(case, chosen, report)
     st.subheader("Export")
-    draw.exports(report, case_payload(case, chosen))
+    draw.exports(report, case, case_payload(case, chosen))
     keep_as_run(case, chosen, report)
     draw.request_panel(report)
 
@@ -213,7 +217,7 @@ def presentation(case: Case, report: Report | None, stale: bool,
         st.markdown("**The answer**")
         st.text(case.output)
     st.markdown("**What was retrieved**")
-    draw.present_chunks(case.context, per_chunk)
+    draw.present_chunks(case, per_chunk)
     result_cards(report.results, stale)
 
 

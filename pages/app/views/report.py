@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pyarrow as pa
 import streamlit as st
 
-from jeval_core import Report, export, judges
+from jeval_core import Case, Report, export, judges
 from jeval_core.address import Address
 from jeval_core.analysis import ranking
 from jeval_core.evaluators import Evaluator
@@ -24,7 +24,7 @@ from jeval_core.results import Result, is_yes
 from jeval_core.scoring import DetailRow
 from pages.app.state import REQUEST_OPEN, VERBATIM_OPEN, WHY_OPEN
 from pages.app.views import verdict
-from pages.app.views.text import inert, plural
+from pages.app.views.text import chunk_source, inert, plural
 
 BAR_STEP = 22  # px per bar of a chart
 
@@ -289,41 +289,53 @@ def judges_table(reports: dict[str, Report]) -> None:
     st.dataframe(table, hide_index=True, width="stretch", column_config=config)
 
 
-def exports(report: Report, case_payload: dict) -> None:
-    """The scored case as JSON (every result) and every detail row as CSV, formula-safe."""
+def exports(report: Report, case: Case, case_payload: dict) -> None:
+    """The scored case as JSON (every result) and every detail row as CSV, formula-safe; a
+    row about a chunk carries the chunk's id, source, retriever score and rank."""
     row = st.container(horizontal=True)
     scored = {"case": case_payload, "report": report.to_dict()}
     row.download_button("Download the scored case (JSON)",
                         lambda: json.dumps(scored, indent=2, ensure_ascii=False),
                         file_name="scored_case.json", mime="application/json",
                         width="stretch", on_click="ignore")
-
-    def csv() -> str:
-        rows = [{"evaluator": name, "id": row.id, "judged": row.judged, "text": row.text,
-                 "p": row.p, "verdict": row.verdict, "question": row.question,
-                 "why": ", ".join(t for _, _, t in row.evidence)}
-                for name, result in report.results.items() if not result.skipped
-                for row in report.rows(name)]
-        columns = ["evaluator", "id", "judged", "text", "p", "verdict", "why", "question"]
-        return export.to_csv(rows, columns)
-
-    row.download_button("Download every detail row (CSV)", csv, on_click="ignore",
-                        file_name="scored_rows.csv", mime="text/csv", width="stretch",
+    row.download_button("Download every detail row (CSV)", lambda: detail_csv(report, case),
+                        on_click="ignore", file_name="scored_rows.csv", mime="text/csv",
+                        width="stretch",
                         help="text cells that would run as spreadsheet formulas are made inert")
 
 
-def present_chunks(context: tuple[str, ...], per_chunk: dict[int, DetailRow]) -> None:
-    """Presentation mode: each chunk as a card with its verdict and the words that drove p."""
-    for pos, text in enumerate(context):
+def detail_csv(report: Report, case: Case) -> str:
+    """Every detail row, formula-safe; a row about a chunk (or a sentence of one) carries the
+    chunk's id, source, retriever score and rank when the case has them."""
+    rows = [{"evaluator": name, "id": row.id, "judged": row.judged, "text": row.text,
+             "p": row.p, "verdict": row.verdict, "question": row.question,
+             "why": ", ".join(t for _, _, t in row.evidence),
+             **export.chunk_cells(None if row.address.chunk is None
+                                  else case.chunk_meta(row.address.chunk))}
+            for name, result in report.results.items() if not result.skipped
+            for row in report.rows(name)]
+    columns = ["evaluator", "id", "judged", "text", "p", "verdict", "why", "question"]
+    if case.context_meta:
+        columns[3:3] = export.CHUNK_COLUMNS
+    return export.to_csv(rows, columns)
+
+
+def present_chunks(case: Case, per_chunk: dict[int, DetailRow]) -> None:
+    """Presentation mode: each chunk as a card with its verdict and the words that drove p,
+    and where the pipeline found it when the case says."""
+    for pos, text in enumerate(case.context):
         row = per_chunk.get(pos)
         with st.container(border=True):
             where = Address.of_chunk(pos)
+            source = chunk_source(case.chunk_meta(pos))
             if row is None:
                 st.markdown(f"**{where}** :gray-badge[blank · not judged]")
-                continue
-            colour = "green" if row.yes else "gray"
-            st.markdown(f"**{where}** :{colour}-badge[p {row.p:.2f} · {inert(row.verdict)}]  \n"
-                        + highlighted(text, row.evidence))
+            else:
+                colour = "green" if row.yes else "gray"
+                st.markdown(f"**{where}** :{colour}-badge[p {row.p:.2f} · "
+                            f"{inert(row.verdict)}]  \n" + highlighted(text, row.evidence))
+            if source:
+                st.caption(source)
 
 
 def why(rows: list[DetailRow]) -> None:

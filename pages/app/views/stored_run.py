@@ -20,6 +20,7 @@ from jeval_core import export, judges
 from jeval_core.address import Address
 from jeval_core.analysis import ranking
 from jeval_core.analysis.aggregate import RankingSummary
+from jeval_core.case import CONTEXT_META
 from jeval_core.errors import JevalError
 from jeval_core.inputs import share
 from jeval_core.runs import run as runs
@@ -30,7 +31,7 @@ from pages.app.state import Keys
 from pages.app.views import labelling, verdict
 from pages.app.views.boundary import error_line
 from pages.app.views.card import case_card
-from pages.app.views.text import inert, number, percent, plural
+from pages.app.views.text import chunk_source, inert, number, percent, plural
 
 # ---- a stored run ----------------------------------------------------------------------------
 
@@ -362,6 +363,9 @@ def one_case(db: Store, run: RunSummary, cases: Sequence[CaseRow], keys: Keys) -
             if labels is not None and i < len(labels) and labels[i] is not None:
                 truth = " · labelled relevant" if labels[i] else " · labelled not relevant"
             st.caption(f"{Address.of_chunk(i)}{truth}")
+            source = chunk_source(row.case.chunk_meta(i))
+            if source:
+                st.caption(source)
             st.text(chunk)
     with right:
         link = playground_links(run, [row]).get(row.index)
@@ -386,10 +390,13 @@ def cases_csv(cases: Sequence[CaseRow]) -> str:
             line[f"{name} score"] = r.score
             line[f"{name} verdict"] = verdict.of_result(r)
             line[f"{name} reason"] = r.reason
+        line[CONTEXT_META] = export.context_meta_cell(row.case)
         rows.append(line)
     columns = ["id", "case", "error",
                *[f"{n} {part}" for n in names for part in ("score", "verdict", "reason")],
                "input", "output"]
+    if any(line[CONTEXT_META] for line in rows):  # each chunk's id, source, score and rank
+        columns.append(CONTEXT_META)
     return export.to_csv(rows, columns)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from jeval_core import text
+from jeval_core.case import ChunkMeta
 
 DASH = "—"  # a figure with nothing to stand on
 _AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|www)(:|\.)")
@@ -33,6 +34,23 @@ def inert(value: str) -> str:
 def _plain(value: str) -> str:
     value = _AUTOLINK.sub("\\1\u2060\\2", value).replace("@", "@\u2060")
     return _MARKDOWN.sub(r"\\\1", value)
+
+
+def chunk_source(meta: ChunkMeta | None) -> str:
+    """Where a chunk came from, for a caption: "source · score 0.83 · rank 1 · id", each part
+    only when the pipeline gave it, inert (a source or an id is the file's text); "" when
+    nothing is known."""
+    if meta is None:
+        return ""
+    parts = [inert(text.one_line(meta.source, 120))] if meta.source else []
+    if meta.score is not None:
+        small = meta.score != 0 and abs(meta.score) < 0.01  # a distance, not a similarity
+        parts.append(f"score {meta.score:.2g}" if small else f"score {meta.score:.2f}")
+    if meta.rank is not None:
+        parts.append(f"rank {meta.rank}")
+    if meta.id:
+        parts.append(inert(text.one_line(meta.id, 80)))
+    return " · ".join(parts)
 
 
 def percent(share: float | None) -> str:
