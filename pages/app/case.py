@@ -12,6 +12,7 @@ import streamlit as st
 from jeval_core import Case, CaseError, judges
 from jeval_core import evaluators as registry
 from jeval_core.analysis.labels import Labels, merged
+from jeval_core.case import ChunkMeta
 from jeval_core.evaluators import Evaluator
 from jeval_core.inputs import share
 from jeval_core.inputs.casefile import CaseFile
@@ -35,6 +36,8 @@ def load(loaded: CaseFile, origin: str = "") -> None:
     for uid, chunk in zip(ids, case.context, strict=True):
         state.put(state.chunk_key(uid), chunk)
     state.set_chunk_ids(ids)
+    state.set_chunk_meta({uid: meta for uid, meta in zip(ids, case.context_meta, strict=False)
+                          if meta is not None})
     found = Labels.from_extra(loaded.extra, len(ids))
     state.set_labels(dict(zip(ids, found.chunks, strict=True)), found.verdicts)
     custom.add(*(e.definition for e in loaded.chosen() if e.definition is not None))
@@ -72,8 +75,10 @@ def token(with_judge: bool = True) -> str:
     """The share token of what is in the editor (never a key: none is passed)."""
     judge = state.get(state.JUDGE) if with_judge else None
     chosen = chosen_evaluators()
-    return _token(current(), tuple(e.name for e in chosen), judge,
-                  tuple(state.thresholds().items()), labels(), custom.texts(chosen))
+    case = current()
+    return _token(case, tuple(e.name for e in chosen), judge,
+                  tuple(state.thresholds().items()), labels(), custom.texts(chosen),
+                  case.context_meta)
 
 
 def labels() -> Labels:
@@ -84,10 +89,12 @@ def labels() -> Labels:
 @functools.lru_cache(maxsize=8)  # a run needs two or three; a case can hold megabytes
 def _token(case: Case, names: tuple[str, ...], judge: str | None,
            thresholds: tuple[tuple[str, float], ...], marks: Labels,
-           definitions: tuple[str, ...] = ()) -> str:
+           definitions: tuple[str, ...] = (),
+           meta: tuple[ChunkMeta | None, ...] = ()) -> str:
     """Pure in its arguments: a run asks for the same case's token a few times (the link,
     whether it was modified, whether it is the seed), each a JSON dump and a compression.
-    A custom evaluator's definition travels in the link."""
+    A custom evaluator's definition travels in the link, and so do the chunks' metadata
+    (`meta`, an argument of its own: a case's equality leaves it out)."""
     known = custom.from_texts(definitions)
     return share.encode(case, registry.resolve(names, custom=known) if names else (), judge,
                         dict(thresholds), marks.to_extra())
@@ -100,11 +107,14 @@ def modified() -> bool:
 
 def current() -> Case:
     expected = state.text(state.EXPECTED)
+    ids = state.chunk_ids()
+    known = state.chunk_meta()
     return Case(
         input=state.text(state.INPUT),
         output=state.text(state.OUTPUT),
         expected=expected if expected.strip() else None,
-        context=tuple(state.text(state.chunk_key(uid)) for uid in state.chunk_ids()),
+        context=tuple(state.text(state.chunk_key(uid)) for uid in ids),
+        context_meta=tuple(known.get(uid) for uid in ids),
     )
 
 
@@ -145,6 +155,8 @@ def split_chunks(text: str, how: str = "blank") -> list[str]:
 
 def add_chunks(chunks: list[str], replace: bool = False) -> None:
     ids = [] if replace else list(state.chunk_ids())
+    if replace:
+        state.set_chunk_meta({})
     for chunk in chunks:
         uid = uuid.uuid4().hex[:8]
         state.put(state.chunk_key(uid), chunk)
@@ -163,3 +175,4 @@ def move_chunk(uid: str, step: int) -> None:
 def delete_chunk(uid: str) -> None:
     state.chunk_ids().remove(uid)
     state.drop(state.chunk_key(uid))
+    state.chunk_meta().pop(uid, None)

@@ -16,6 +16,7 @@ import streamlit as st
 from jeval_core import judges
 
 if TYPE_CHECKING:
+    from jeval_core.case import ChunkMeta
     from jeval_core.judges.jev import Secret
     from jeval_core.live import Runner
     from jeval_core.scoring import Report
@@ -86,6 +87,7 @@ KEPT_RUN = "kept_run"
 
 # ---- values no widget holds ----
 _CHUNK_IDS = "chunk_ids"
+_CHUNK_META = "pipeline_meta"  # each chunk's id, source, score and rank (by its id), if known
 _THRESHOLDS = "thresholds"
 _ORIGIN, _ORIGIN_TOKEN, _SEED_TOKEN = "origin", "origin_token", "seed_token"
 _HOSTED_REPORT = "jev_result"
@@ -159,6 +161,19 @@ def chunk_ids() -> list[str]:
 
 def set_chunk_ids(ids: list[str]) -> None:
     st.session_state[_CHUNK_IDS] = ids
+
+
+def chunk_meta() -> dict[str, ChunkMeta]:
+    """The pipeline's metadata of the chunks that have it, by chunk id: it follows a chunk
+    that is moved, and goes with one that is deleted."""
+    found = st.session_state.get(_CHUNK_META)
+    if found is None:
+        found = st.session_state[_CHUNK_META] = {}
+    return found
+
+
+def set_chunk_meta(meta: dict[str, ChunkMeta]) -> None:
+    st.session_state[_CHUNK_META] = dict(meta)
 
 
 def chunk_key(uid: str) -> str:

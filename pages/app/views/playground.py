@@ -198,7 +198,7 @@ def live_panel(slots: Slots) -> None:
             with slots.chunks[uid]:
                 chunk_verdict(case.context[pos], per_chunk.get(pos),
                               report.judge if standing_in and report is not None else None,
-                              marks[pos] if pos < len(marks) else None)
+                              marks[pos] if pos < len(marks) else None, case.chunk_meta(pos))
     if slots.download is not None:
         with slots.download:
             download_case(case, chosen)
