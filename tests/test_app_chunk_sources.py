@@ -87,3 +87,13 @@ def test_a_source_and_an_id_are_drawn_inert():
     assert "**bold**" not in caption and "](http" not in caption and "<b>" not in caption
     assert "`http://evil.example`" in caption  # an address is code, never a link
     assert shown(caption).startswith("**bold** [click](")
+
+
+def test_the_dataset_page_reads_a_pipeline_export_as_it_is():
+    export = ROOT / "assets" / "pipelines" / "langsmith" / "runs.jsonl"
+    at = AppTest.from_file("../app.py", default_timeout=60).run()
+    at.switch_page("pages/dataset.py").run()
+    at.radio(key="ds_source").set_value("upload").run()
+    at.file_uploader(key="ds_upload").upload("runs.jsonl", export.read_bytes()).run()
+    assert not at.exception
+    assert [m.value for m in at.metric if m.label == "rows read"] == ["2"]

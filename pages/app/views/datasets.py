@@ -29,7 +29,9 @@ def pick_dataset(keys: Keys) -> Dataset | None:
             "A dataset: JSONL (one case per line), CSV (a header row) or a JSON array",
             type=UPLOAD_TYPES, key=keys("upload"), on_change=keys.drop, args=("loaded",),
             help="Field names as in a case file (ours, RAGAS, DeepEval, Galtea), plus "
-                 "optional context_labels (0/1 per chunk) and reranked (chunk indices).")
+                 "optional context_labels (0/1 per chunk) and reranked (chunk indices); or a "
+                 "LangChain, LlamaIndex, OTLP, Langfuse or LangSmith export as it is (one "
+                 "case per retrieval, each chunk's source kept).")
         if upload is None:
             # Back from another page, the uploader is empty but the file read before is kept
             # (removing it with the uploader's x forgets it).
