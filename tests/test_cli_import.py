@@ -108,6 +108,14 @@ def test_missing_arguments_and_files_are_one_line_exit_2(tmp_path, capsys):
     assert code == 2 and "does not exist" in err and err.count("\n") == 1
 
 
+def test_the_dataset_is_jsonl_whatever_it_is_named_but_never_csv(tmp_path, capsys):
+    export = str(PIPELINES / "otlp/traces.json")
+    code, _, err = jeval_import(export, "--out", str(tmp_path / "d.csv"), capsys=capsys)
+    assert code == 2 and "name it .jsonl" in err and not (tmp_path / "d.csv").exists()
+    code, _, _ = jeval_import(export, "--out", str(tmp_path / "d.json"), capsys=capsys)
+    assert code == 0 and len(datasets.load(tmp_path / "d.json").rows) == 2
+
+
 def test_the_export_itself_is_never_overwritten(tmp_path, capsys):
     source = tmp_path / "traces.json"
     source.write_bytes((PIPELINES / "otlp/traces.json").read_bytes())

@@ -73,6 +73,14 @@ def test_a_retrievals_own_id_becomes_the_rows_id(name):
             assert row.id == r.id
 
 
+@pytest.mark.parametrize("name", [n for n in FIXTURES if n.endswith(".json")])
+def test_an_export_written_on_one_line_reads_as_the_pretty_one(name):
+    one_line = datasets.read(json.dumps(load(name)).encode(), Path(name).name)
+    assert not one_line.errors
+    assert [kept(r.case) for r in one_line.rows] == [
+        kept(r.case) for r in datasets.load(PIPELINES / name).rows]
+
+
 def test_trace_exports_are_named_by_their_pipeline():
     assert [datasets.load(PIPELINES / n).format for n in (
         "otlp/traces.json", "langfuse/traces.json", "langsmith/runs.jsonl",

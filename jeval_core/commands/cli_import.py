@@ -42,6 +42,9 @@ def main(args: argparse.Namespace) -> int:
     from ..inputs import datasets, pipelines
 
     source, out = Path(args.file), Path(args.out)
+    if out.suffix.lower() in (".csv", ".tsv"):
+        raise CaseError(f"--out {one_line(args.out, 120)}: the dataset is written as JSONL; "
+                        "name it .jsonl")
     if out.exists() and source.exists() and out.resolve() == source.resolve():
         raise CaseError(f"--out {one_line(args.out, 120)} is the export itself: write the "
                         "dataset to another file")

@@ -226,13 +226,14 @@ def _first_value(text: str, fmt: str) -> tuple[Any, bool]:
         if fmt == "json":
             value, _ = _DECODER.raw_decode(text, _skip_ws(text, text.index("[") + 1))
             return value, False
-        lines = [s for s in text.split("\n") if s.strip()]
-        if len(lines) == 1:
-            return _parse(lines[0]), True
+        body = text.lstrip()
+        end = body.find("\n")
+        if end < 0 or _VISIBLE.search(body, end) is None:  # one line: the whole file
+            return _parse(body if end < 0 else body[:end]), True
         whole = _Reader._single_object(text)
         if whole is not None:
             return whole, True
-        return _parse(lines[0]), False
+        return _parse(body[:end]), False
     except (ValueError, RecursionError):
         return None, False
 
@@ -679,6 +680,7 @@ def _parse(text: str) -> Any:
 
 
 _WS = re.compile(r"[ \t\r\n]*")
+_VISIBLE = re.compile(r"\S")
 
 
 def _skip_ws(text: str, pos: int) -> int:
