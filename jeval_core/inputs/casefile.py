@@ -89,7 +89,7 @@ def parse(data: Any) -> CaseFile:
     """A CaseFile from decoded JSON, or a CaseError that says what to fix."""
     fmt = pipeline_format(data, data)
     if fmt is not None:  # a pipeline's own export, not a case in our field names
-        return parse(one_retrieval(data, fmt))
+        return parse(one_retrieval(fmt, pipelines.retrievals(data, fmt)))
     if not isinstance(data, Mapping):
         raise CaseError(f'a case must be a JSON object with "input" and "context", '
                         f"not {kind(data)}")
@@ -152,12 +152,9 @@ def pipeline_format(data: Any, item: Any) -> str | None:
     return fmt
 
 
-def one_retrieval(data: Any, fmt: str,
-                  found: list[pipelines.Retrieval] | None = None) -> dict[str, Any]:
-    """The case row of a pipeline export (`data`, or the retrievals `found` in it) that holds
-    exactly one retrieval; an export of several is a dataset, which `jeval import` writes."""
-    if found is None:
-        found = pipelines.retrievals(data, fmt)
+def one_retrieval(fmt: str, found: list[pipelines.Retrieval]) -> dict[str, Any]:
+    """The case row of a `fmt` export whose retrievals are `found`, when it holds exactly one;
+    an export of several is a dataset, which `jeval import` writes."""
     if len(found) != 1:
         raise CaseError(f"this {pipelines.NAMES[fmt]} export holds {len(found):,} retrievals "
                         "and a case is one: make it a dataset with `jeval import FILE --out "
@@ -267,7 +264,7 @@ def decode(raw: bytes, name: str) -> CaseFile:
     except ValueError as err:
         if _jsonl_export(text):  # a pipeline's JSONL export (LangSmith runs, OTLP lines)
             found = pipelines.read_export(raw, name=name)
-            return parse(one_retrieval([], found.format, found.retrievals))
+            return parse(one_retrieval(found.format, found.retrievals))
         raise CaseError(f"{name} is not valid JSON: {err}; fix it there") from None
     return parse(data)
 
