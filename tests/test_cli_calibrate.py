@@ -21,13 +21,34 @@ def jeval(*args):
                           env=dict(os.environ), stdin=subprocess.DEVNULL)
 
 
-@pytest.fixture
-def fitted(tmp_path):
-    """A profile fitted on the labelled helpdesk data, kept in the store and in a file."""
-    out = tmp_path / "helpdesk.json"
-    done = jeval("calibrate", LABELLED, "--name", "helpdesk", "--out", str(out))
+@pytest.fixture(scope="module")
+def fit_once(tmp_path_factory):
+    """The labelled helpdesk data fitted once for the module (a fit takes most of this file's
+    time): its output and the profile file it wrote."""
+    out = tmp_path_factory.mktemp("profile") / "helpdesk.json"
+    db = out.with_name("fit.db")
+    env = {**os.environ, "JEVAL_DB": f"sqlite:///{db}"}
+    done = subprocess.run([sys.executable, "-m", "jeval_core.commands.cli", "calibrate",
+                           LABELLED, "--name", "helpdesk", "--out", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, env=env,
+                          stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr
     return done, out
+
+
+@pytest.fixture
+def fitted(fit_once):
+    """That profile kept in this test's own store (as `jeval calibrate` keeps it) and in a
+    file."""
+    done, out = fit_once
+    assert jeval("profiles", "--import", str(out)).returncode == 0
+    return done, out
+
+
+def test_calibrate_keeps_the_profile_in_the_store(fit_once):
+    _, out = fit_once
+    with open_store(f"sqlite:///{out.with_name('fit.db')}") as store:
+        assert [p.name for p in store.profiles()] == ["helpdesk"]
 
 
 def test_calibrate_prints_held_out_figures_before_and_after(fitted):

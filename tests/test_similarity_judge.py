@@ -173,8 +173,8 @@ def test_the_evidence_is_spans_of_the_judged_text_itself():
     checked = 0
     for name in report.results:
         for row in report.rows(name):
-            for start, end, text in row["evidence"]:
-                assert row["text"][start:end] == text
+            for start, end, text in row.evidence:
+                assert row.text[start:end] == text
                 checked += 1
     assert checked > 10
 
@@ -183,12 +183,12 @@ def test_a_relevant_chunk_is_explained_by_the_words_it_shares_with_the_question(
     report = score(load_case("noisy_retrieval"), evaluators.resolve(["chunk_relevance"]),
                    SimilarityJudge())
     trash = report.rows("chunk_relevance")[1]  # "Files you delete in Driftbox are moved to Trash"
-    assert {"Trash", "Files"} & {t for _, _, t in trash["evidence"]}
+    assert {"Trash", "Files"} & {t for _, _, t in trash.evidence}
 
 
 def test_a_toxic_sentence_is_explained_by_its_flagged_words():
     report = score(load_case("toxic_answer"), evaluators.resolve(["toxicity"]), SimilarityJudge())
-    flagged = {t.lower() for row in report.rows("toxicity") for _, _, t in row["evidence"]}
+    flagged = {t.lower() for row in report.rows("toxicity") for _, _, t in row.evidence}
     assert {"damn", "crap"} <= flagged
 
 
