@@ -251,7 +251,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, help="the folder of the public data files "
                         f"(default ${public_data.ENV})")
-    parser.add_argument("--steps", type=int, default=3600)
+    parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lr", type=float, default=6e-5)
     parser.add_argument("--save-every", type=int, default=100)
