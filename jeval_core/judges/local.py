@@ -17,7 +17,8 @@ judge's signals, and the "why" words still come from matching token vectors.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -51,6 +52,20 @@ ENTAILED, REFUTED = 0, 2  # columns of Model.nli
 # for the "why" words anyway).
 CHUNKS_PER_CLAIM = 4  # faithfulness, contextual recall: chunks read per sentence
 CLAIMS_PER_CHUNK = 2  # hallucination: answer sentences read per chunk
+
+
+Pairs = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One question's reads: (question, passage) pairs for relevance, (claim, passage) pairs
+    for entailment, and how their reads become the question's signals."""
+
+    relevance: Pairs
+    claims: Pairs
+    signals: Callable[[Mapping[tuple[str, str], float], Mapping[tuple[str, str], np.ndarray]],
+                      tuple[float, ...]]
 
 
 def logit(p: float) -> float:
@@ -97,70 +112,60 @@ class LocalJudge(SimilarityJudge):
         # curves fitted on held-out data still give them weight.
         similar = super().features(questions, output)
         out = {qid: found for qid, found in similar.items() if found[0].relation not in READ}
-        relevance: dict[tuple[str, str], None] = {}
-        claims: dict[tuple[str, str], None] = {}
-        plan: dict[str, tuple[str, list]] = {}
-        for qid, q in questions.items():
-            if q.relation not in READ:
-                continue
-            subject = q.subject.text
-            if q.relation in (HELPS_ANSWER, RELEVANT_TO):
-                asked = _named(q, "input")
-                expected = [s for s in sentences.split(_named(q, "expected")) if s.strip()]
-                # A question that asks several things is also read part by part: a chunk
-                # that answers one part answers.
-                relevance.update(dict.fromkeys((part, subject)
-                                               for part in case_signals.parts(asked)))
-                claims.update(dict.fromkeys((s, subject) for s in expected))
-                plan[qid] = ("relevance", [asked, expected])
-            elif q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO):
-                chunks = [t for op in q.against for t in op.texts if t.strip()]
-                chunks = self.closest(subject, chunks, CHUNKS_PER_CLAIM)
-                claims.update(dict.fromkeys((subject, c) for c in chunks))
-                plan[qid] = ("support", [chunks])
-            else:  # CONTRADICTS: the answer's sentences against one chunk
-                chunk = "\n\n".join(t for op in q.against for t in op.texts if t.strip())
-                said = [s for s in sentences.split(subject) if s.strip()] if chunk else []
-                said = self.closest(chunk, said, CLAIMS_PER_CHUNK)
-                claims.update(dict.fromkeys((s, chunk) for s in said))
-                plan[qid] = ("contradiction", [said, chunk])
-        rel_pairs, nli_pairs = list(relevance), list(claims)
+        plans = {qid: self.plan(q) for qid, q in questions.items() if q.relation in READ}
+        rel_pairs = list(dict.fromkeys(p for plan in plans.values() for p in plan.relevance))
+        nli_pairs = list(dict.fromkeys(p for plan in plans.values() for p in plan.claims))
         read_z, read_nli = self.reader.read(rel_pairs, nli_pairs)
         z = dict(zip(rel_pairs, read_z, strict=True))
         nli = dict(zip(nli_pairs, read_nli, strict=True))
-
         groups: dict[tuple[str, str, str], list[str]] = {}
-        for qid, (kind, args) in plan.items():
+        for qid, plan in plans.items():
             q = questions[qid]
-            subject = q.subject.text
-            if kind == "relevance":
-                asked, expected = args
-                supports = max((nli[(s, subject)][ENTAILED] for s in expected), default=0.0)
-                read = max(float(z[(part, subject)]) for part in case_signals.parts(asked))
-                out[qid] = (q, (read, 0.0, float(supports)))
-                groups.setdefault((q.relation, asked, q.subject.name.split("[")[0]),
-                                  []).append(qid)
-            elif kind == "support":
-                (chunks,) = args
-                entailed = max((nli[(subject, c)][ENTAILED] for c in chunks), default=0.0)
-                refuted = max((nli[(subject, c)][REFUTED] for c in chunks), default=0.0)
-                out[qid] = (q, (logit(entailed), logit(refuted),
-                                missing_number_share(subject, "\n".join(chunks))))
-            else:
-                said, chunk = args
-                refuted = max((nli[(s, chunk)][REFUTED] for s in said), default=0.0)
-                entailed = max((nli[(s, chunk)][ENTAILED] for s in said), default=0.0)
-                out[qid] = (q, (logit(refuted), logit(entailed)))
+            out[qid] = (q, plan.signals(z, nli))
+            if q.relation in (HELPS_ANSWER, RELEVANT_TO):
+                groups.setdefault((q.relation, _named(q, "input"),
+                                   q.subject.name.split("[")[0]), []).append(qid)
         # A chunk is read among the chunks retrieved with it: how far below the best one.
         for ids in groups.values():
             best = max(out[qid][1][0] for qid in ids)
             for qid in ids:
                 q, x = out[qid]
-                out[qid] = (q, (x[0], x[0] - best, *x[2:]))
-        for qid in plan:
+                out[qid] = (q, (x[0], x[0] - best, *x[1:]))
+        for qid in plans:
             q, x = out[qid]
             out[qid] = (q, (*x, *similar[qid][1]))
         return {qid: out[qid] for qid in questions}
+
+    def plan(self, q: Question) -> Plan:
+        """What one question needs the reader to read, and how the reads become its signals."""
+        subject = q.subject.text
+        if q.relation in (HELPS_ANSWER, RELEVANT_TO):
+            # A question that asks several things is also read part by part: a chunk that
+            # answers one part answers. With `expected`, whether the chunk entails it.
+            parts = case_signals.parts(_named(q, "input"))
+            expected = [s for s in sentences.split(_named(q, "expected")) if s.strip()]
+            return Plan(tuple((part, subject) for part in parts),
+                        tuple((s, subject) for s in expected),
+                        lambda z, nli: (max(float(z[(part, subject)]) for part in parts),
+                                        float(max((nli[(s, subject)][ENTAILED] for s in expected),
+                                                  default=0.0))))
+        if q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO):
+            # The best-supporting chunk decides, among the few closest to the sentence.
+            chunks = self.closest(subject, [t for op in q.against for t in op.texts
+                                            if t.strip()], CHUNKS_PER_CLAIM)
+            return Plan((), tuple((subject, c) for c in chunks),
+                        lambda z, nli: (
+                            logit(max((nli[(subject, c)][ENTAILED] for c in chunks), default=0.0)),
+                            logit(max((nli[(subject, c)][REFUTED] for c in chunks), default=0.0)),
+                            missing_number_share(subject, "\n".join(chunks))))
+        # CONTRADICTS: the answer's sentences against one chunk; the most refuted decides.
+        chunk = "\n\n".join(t for op in q.against for t in op.texts if t.strip())
+        said = [s for s in sentences.split(subject) if s.strip()] if chunk else []
+        said = self.closest(chunk, said, CLAIMS_PER_CHUNK)
+        return Plan((), tuple((s, chunk) for s in said),
+                    lambda z, nli: (
+                        logit(max((nli[(s, chunk)][REFUTED] for s in said), default=0.0)),
+                        logit(max((nli[(s, chunk)][ENTAILED] for s in said), default=0.0))))
 
     def head_inputs(self, questions: Mapping[str, Question]) -> dict[str, np.ndarray]:
         """Per chunk question (helps answer), the vector the reader's head read for it: what
