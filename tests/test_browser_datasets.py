@@ -20,6 +20,8 @@ if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
 
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
+pytestmark = pytest.mark.browser  # a real chromium against a real server: `-m 'not browser'` skips
+
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
 FIRST = json.loads(SAMPLE.read_text(encoding="utf-8").splitlines()[0])
 

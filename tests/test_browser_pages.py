@@ -17,6 +17,8 @@ if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
 
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
+pytestmark = pytest.mark.browser  # a real chromium against a real server: `-m 'not browser'` skips
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
