@@ -802,3 +802,15 @@ def test_a_link_with_too_many_chunks_says_so_and_opens_the_seed():
     at.run()
     assert any(f"at most {share.MAX_CHUNKS} chunks" in shown(w.value) for w in at.warning)
     assert labels(at) == [SEED.label]
+
+
+def test_an_unsure_bar_is_drawn_in_its_own_colour_not_left_out():
+    """Found by a new user: with the lexical judge both relevant seed chunks read "unsure"
+    and vanished from the chart (the colour scale knew only the two verdict words)."""
+    from pages.app.views import report as draw
+
+    bars = [{"bar": "context[0]", "judged": "context[0]", "p": 0.55, "verdict": "unsure",
+             "text": "t"}]
+    colour = draw.chart(bars, evaluators.get("chunk_relevance"))["layer"][0]["encoding"]["color"]
+    assert "unsure" in colour["scale"]["domain"]
+    assert len(colour["scale"]["domain"]) == len(colour["scale"]["range"])

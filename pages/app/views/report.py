@@ -20,7 +20,7 @@ from jeval_core.analysis import ranking
 from jeval_core.evaluators import Evaluator
 from jeval_core.judges.card import card as measured_card
 from jeval_core.request import one_call_per_question
-from jeval_core.results import Result, is_yes
+from jeval_core.results import UNSURE, Result, is_yes
 from jeval_core.scoring import DetailRow
 from pages.app.state import REQUEST_OPEN, VERBATIM_OPEN, WHY_OPEN
 from pages.app.views import verdict
@@ -401,8 +401,10 @@ def chart(rows: list[dict], evaluator: Evaluator) -> dict:
                   "title": "p(yes)"},
             "color": {"field": "verdict", "type": "nominal",
                       "legend": {"orient": "top", "title": None},
-                      "scale": {"domain": list(evaluator.verdicts),
-                                "range": [yes_colour, verdict.NEUTRAL]}},
+                      # every verdict a bar can carry, "unsure" too: a bar whose verdict
+                      # is outside the domain is not drawn at all
+                      "scale": {"domain": [*evaluator.verdicts, UNSURE],
+                                "range": [yes_colour, verdict.NEUTRAL, verdict.UNSURE_HEX]}},
             "tooltip": [{"field": "judged", "type": "nominal"},
                         {"field": "p", "type": "quantitative", "format": ".2f"},
                         {"field": "verdict", "type": "nominal"},

@@ -8,6 +8,7 @@ __all__ = ["ERROR", "FAIL", "INCOMPLETE", "PASS", "SKIPPED", "of_case", "of_resu
 
 GOOD, BAD, NEUTRAL = "#2e9e5b", "#d9534f", "#8a94a6"  # chart colours of yes, no, none
 HEX = {True: GOOD, False: BAD, None: NEUTRAL}
+UNSURE_HEX = "#f0ad4e"  # the orange of an unsure badge
 # markdown colour names (`:green-badge[PASS]`)
 COLOUR = {PASS: "green", FAIL: "red", ERROR: "red", INCOMPLETE: "orange", SKIPPED: "gray"}
 # table cells
