@@ -211,7 +211,27 @@ class Model:
     release_date: str = ""
 
 
-def models(data: Any, where: str) -> list[Model]:
+MAX_MODELS = 500  # models kept from a server's list; more are counted, not listed
+
+
+class ModelList(list[Model]):
+    """The first MAX_MODELS models a server lists, and how many it listed in all (a server
+    with 100,000 models says so rather than seeming to have 500)."""
+
+    def __init__(self, models: list[Model], total: int) -> None:
+        super().__init__(models)
+        self.total = total
+
+    @property
+    def more(self) -> str:
+        """A line for the models left out, or "" when every one is listed."""
+        if self.total <= len(self):
+            return ""
+        return (f"the first {len(self):,} of the {self.total:,} models the server lists; "
+                "type any other model's name")
+
+
+def models(data: Any, where: str) -> ModelList:
     """The models a server lists; fields that are not strings are left out, not trusted."""
     listed = data.get("models") if isinstance(data, dict) else None
     if not isinstance(listed, list) or not all(
@@ -223,8 +243,9 @@ def models(data: Any, where: str) -> list[Model]:
     def text(value: Any, limit: int) -> str:
         return one_line(value, limit) if isinstance(value, str) else ""
 
-    return [Model(text(m["name"], 80), text(m.get("description"), 120),
-                  text(m.get("release_date"), 20)) for m in listed[:500]]
+    return ModelList([Model(text(m["name"], 80), text(m.get("description"), 120),
+                            text(m.get("release_date"), 20)) for m in listed[:MAX_MODELS]],
+                     len(listed))
 
 
 def error_detail(raw: bytes) -> str:

@@ -479,6 +479,18 @@ def test_models_are_listed_from_the_server():
         assert [m.name for m in judge_on(server).models()] == ["llama3.2"]
 
 
+def test_a_server_with_more_models_than_are_listed_says_how_many_it_has():
+    with HostileServer() as server:
+        server.script("GET", "/v1/models", Reply(200, {}, {"object": "list", "data": [
+            {"id": f"model-{i}", "object": "model"} for i in range(100_000)]}))
+        listed = judge_on(server).models()
+        done = jeval("models", "--judge", "openai", "--base-url", f"{server.url}/v1")
+    assert len(listed) == 500 and listed.total == 100_000
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == ("(the first 500 of the 100,000 models the server "
+                                            "lists; type any other model's name with --model)")
+
+
 # ---- answers the model is unsure of ----------------------------------------------------------
 
 UNSURE_REPLY = chat_reply(top(("Yes", 0.3), ("No", 0.05), ("The", 0.6)))  # yes + no: 0.35

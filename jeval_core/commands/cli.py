@@ -259,6 +259,8 @@ def _run_models(args: argparse.Namespace) -> int:
         judge.close()
     for model in listed:
         print(f"{model.name:24} {model.release_date:12} {model.description}".rstrip())
+    if listed.more:
+        print(f"({listed.more} with --model)")
     return SCORED
 
 

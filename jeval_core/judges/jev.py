@@ -119,7 +119,7 @@ class JevJudge(ServerJudge):
             request_id=one_line(request_id, 100) or None if request_id else None,
         )
 
-    def models(self) -> list[wire.Model]:
+    def models(self) -> wire.ModelList:
         """GET /v1/models: the models this server offers."""
         with self._own_key():
             self._require_key()

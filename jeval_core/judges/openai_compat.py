@@ -294,8 +294,8 @@ class OpenAIJudge(ServerJudge):
 
     # ---- the server's models ----
 
-    def models(self) -> list[wire.Model]:
-        """GET /models: the models this server offers."""
+    def models(self) -> wire.ModelList:
+        """GET /models: the models this server offers (the first wire.MAX_MODELS)."""
         with self._own_key():
             reply = self._http.send("GET", "/models", None, 0)
             data = self._http.loads(reply)
@@ -303,9 +303,11 @@ class OpenAIJudge(ServerJudge):
             if not isinstance(listed, list):
                 raise JudgeError(f'{self.base_url}/models did not list models as {{"data": '
                                  '[{"id": ...}]}; is the base URL the server\'s /v1 root?')
-            return [wire.Model(one_line(m["id"], 80), one_line(m.get("owned_by") or "", 40))
-                    for m in listed[:500]
-                    if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"].strip()]
+            named = [m for m in listed
+                     if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"].strip()]
+            return wire.ModelList([wire.Model(one_line(m["id"], 80),
+                                              one_line(m.get("owned_by") or "", 40))
+                                   for m in named[:wire.MAX_MODELS]], len(named))
 
 
 def _is_index(value: Any) -> bool:

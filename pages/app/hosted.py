@@ -81,11 +81,13 @@ def from_settings(judge: str | None = None, **settings: Any) -> Any:
                  judge, **settings)
 
 
-def list_models(judge: str | None = None) -> list[str]:
-    """The models the configured server offers (a JevalError says why not)."""
+def list_models(judge: str | None = None) -> tuple[list[str], str]:
+    """The models the configured server offers, and a line for those left out ("" when none
+    are); a JevalError says why not."""
     built = from_settings(judge)
     try:
-        return [m.name for m in built.models()]
+        listed = built.models()
+        return [m.name for m in listed], listed.more
     finally:
         built.close()
 

@@ -84,8 +84,9 @@ def connection(judge: str) -> None:
     model_key = state.connection_key(judge, "model")
     if kind.names_model:  # the user's own server: any name it serves, or one from its list
         listed = state.models(judge)
-        if listed:
-            st.selectbox("Model", listed, key=model_key, persist_state="session")
+        if listed:  # a name typed into the box is taken too (a list may be cut at 500)
+            st.selectbox("Model", listed, key=model_key, persist_state="session",
+                         accept_new_options=True)
         else:
             st.text_input("Model", key=model_key, persist_state="session",
                           placeholder="e.g. llama3.2, or load the server's list")
@@ -94,13 +95,19 @@ def connection(judge: str) -> None:
         st.selectbox("Model", offered, key=model_key, persist_state="session")
     if st.button("Load models from the server", key=state.connection_key(judge, "load_models")):
         try:
-            state.set_models(hosted.list_models(judge), judge)
+            names, more = hosted.list_models(judge)
+            state.set_models(names, judge)
+            if more:
+                state.say(state.MODELS_NOTE, f"Listed {more}.")
         except JevalError as err:
             state.say(state.MODELS_ERROR, str(err))
         st.rerun()
     problem = state.said(state.MODELS_ERROR)
     if problem:
         st.error(inert(problem))
+    note = state.said(state.MODELS_NOTE)
+    if note:
+        st.caption(inert(note))
 
 
 def keep_key(judge: str) -> None:

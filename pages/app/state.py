@@ -83,6 +83,7 @@ RELEVANT, NOISE, PASS, FAIL = "relevant", "noise", "pass", "fail"  # the label w
 NOTICE = "notice"  # a damaged share link
 UPLOAD_NOTICE, PASTE_NOTICE = "upload_notice", "paste_notice"
 MODELS_ERROR = "models_error"
+MODELS_NOTE = "models_note"  # how many models the server listed beyond those shown
 KEPT_RUN = "kept_run"
 
 # ---- values no widget holds ----
