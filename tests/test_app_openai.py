@@ -85,6 +85,16 @@ def test_each_question_is_shown_verbatim_with_its_probability_from_your_model():
     assert "helps answer `input`" in block
 
 
+def test_the_band_counts_the_requests_your_model_was_sent():
+    with HostileServer() as server:
+        server.script("POST", CHAT, Reply(200, {}, reply()))
+        at = openai_app(f"{server.url}/v1")
+        press_score(at)
+        sent = len(server.received("POST", CHAT))
+    band = next(m.value for m in at.markdown if "judge **" in m.value)
+    assert sent == 4 and "4 questions in 4 requests" in band
+
+
 def test_the_request_view_shows_the_template_requests_and_cached_tokens():
     with HostileServer() as server:
         server.script("POST", CHAT, Reply(200, {}, reply(prompt_tokens=300, cached=200)))

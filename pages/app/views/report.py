@@ -97,7 +97,10 @@ def summary(report: Report, chunks: int, blank: tuple[int, ...], stale: bool,
             lines.append(counts + f" of {plural(chunks, 'retrieved chunk', 'retrieved chunks')}")
         cost = (f"billed ${report.cost_usd:.6f}" if report.usage.input_tokens
                 else f"free here; ~${report.packed.cost_usd:.6f} on Jev")
-        asked = (f"{plural(len(report.packed.asked), 'question', 'questions')} in 1 request"
+        # a judge that asks one question per request (your own model) sent as many requests
+        requests = max(report.usage.requests, 1)
+        asked = (f"{plural(len(report.packed.asked), 'question', 'questions')} in "
+                 f"{plural(requests, 'request', 'requests')}"
                  if report.packed.asked else "nothing to ask: no request sent, nothing billed")
         profile = (f" (calibration profile {inert(report.calibration)})"
                    if report.calibration else "")
