@@ -216,7 +216,7 @@ def live_panel(slots: Slots) -> None:
             return
         if report is None:
             if kind.hosted and not error:
-                st.info("Press the button to score this case with the hosted judge "
-                        "(the offline judges' results are not shown under its name).")
+                st.info(f"Press the button to score this case with {kind.title} (the "
+                        "offline judges' results are not shown under its name).")
             return
         scored(case, chosen, report, stale, time.perf_counter() - started, focus, standing_in)
