@@ -130,3 +130,25 @@ def test_a_stored_profile_is_picked_in_the_sidebar_and_the_results_say_so(tmp_pa
     at.selectbox(key="calibration").set_value(f"helpdesk · {fitted.fingerprint}").run()
     at.run()
     assert f"(calibration profile helpdesk · {fitted.fingerprint})" in markdown(at)
+
+
+def test_a_chunk_replaced_by_other_text_loses_its_label_and_a_typed_edit_keeps_it():
+    at = app()
+    def areas():
+        return [a for a in at.text_area if a.label.startswith("context[")]
+
+    before = [c.value for c in label_controls(at)]
+    areas()[0].set_value(SEED.case.context[0] + " Per request.").run()
+    at.run()
+    areas()[1].set_value("Our office is closed on public holidays in the Netherlands.").run()
+    at.run()
+    after = [c.value for c in label_controls(at)]
+    assert after[0] == before[0] and before[1] is not None and after[1] is None
+
+
+def test_a_new_case_pasted_over_the_seed_drops_the_seeds_verdict_labels():
+    at = app()
+    assert verdict_control(at, "chunk_relevance").value is not None
+    at.text_area(key=state.INPUT).set_value("What is the capital of Australia?").run()
+    assert verdict_control(at, "chunk_relevance").value is None
+    assert "✗ you: pass" not in markdown(at) and "✗ you: fail" not in markdown(at)

@@ -148,3 +148,15 @@ def of_row(row: Any) -> Labels:
     found = Labels.from_extra(row.casefile.extra, len(row.case.context))
     chunks = tuple(row.labels) if row.labels is not None else found.chunks
     return Labels(chunks, found.evaluators)
+
+
+REPLACED_BELOW = 50  # rapidfuzz ratio (0-100) under which an edit replaced the text
+
+
+def replaced(before: str, after: str) -> bool:
+    """Whether `after` replaces `before` rather than edits it (under half of it kept): a
+    label given on the old text says nothing of the new one. Typing into a chunk keeps its
+    label; pasting another chunk (or another case) over it does not."""
+    from rapidfuzz import fuzz
+
+    return before != after and fuzz.ratio(before, after) < REPLACED_BELOW

@@ -77,6 +77,8 @@ COMPARE_OPEN, COMPARE_ON = "compare_open", "compare_on"  # judges side by side o
 KEEP_RUN = "keep_run"  # keep the scored case as a run
 _CHUNK, _THRESHOLD = "chunk_", "th_"
 _LABEL, _TRUTH = "label_", "truth_"  # a person's label per chunk (by its id), per evaluator
+# the text each label was given on: a chunk's (by its id), and the case's input and output
+_LABELLED, _TRUTH_CASE = "labelled_", "verdicts_labelled_on"
 RELEVANT, NOISE, PASS, FAIL = "relevant", "noise", "pass", "fail"  # the label widgets' words
 
 # ---- one-line notices: said once, on the next run ----
@@ -217,12 +219,42 @@ def set_labels(chunks: dict[str, bool | None], verdicts: dict[str, bool]) -> Non
             RELEVANT if label else NOISE)
     for name, passed in verdicts.items():
         st.session_state[truth_key(name)] = PASS if passed else FAIL
+    if verdicts:  # a new case's labels: they stand on its input and output as loaded
+        st.session_state[_TRUTH_CASE] = (text(INPUT), text(OUTPUT))
+    remember_labelled_texts()
+
+
+def remember_labelled_texts() -> None:
+    """Note the text each label stands on (a label's widget changed, or labels were set)."""
+    for uid in chunk_ids():
+        if st.session_state.get(label_key(uid)) is not None:
+            st.session_state.setdefault(f"{_LABELLED}{uid}", text(chunk_key(uid)))
+    if any(st.session_state.get(truth_key(n)) is not None for n in evaluator_names()):
+        st.session_state.setdefault(_TRUTH_CASE, (text(INPUT), text(OUTPUT)))
+
+
+def drop_labels_of_replaced_texts() -> None:
+    """After an edit: a chunk whose text was replaced (not edited) loses its label, and a case
+    whose input or output was replaced loses its evaluator verdict labels."""
+    from jeval_core.analysis.labels import replaced
+
+    for uid in chunk_ids():
+        given = st.session_state.get(f"{_LABELLED}{uid}")
+        if given is not None and replaced(given, text(chunk_key(uid))):
+            st.session_state[label_key(uid)] = None
+            del st.session_state[f"{_LABELLED}{uid}"]
+    case = st.session_state.get(_TRUTH_CASE)
+    if case is not None and (replaced(case[0], text(INPUT)) or replaced(case[1], text(OUTPUT))):
+        for name in evaluator_names():
+            st.session_state[truth_key(name)] = None
+        del st.session_state[_TRUTH_CASE]
+    remember_labelled_texts()
 
 
 def forget_chunks_and_sliders() -> None:
     """The previous case's chunks, labels and threshold sliders: nothing may pile up."""
     for key in [k for k in st.session_state
-                if str(k).startswith((_CHUNK, _THRESHOLD, _LABEL, _TRUTH))]:
+                if str(k).startswith((_CHUNK, _THRESHOLD, _LABEL, _TRUTH, _LABELLED, _TRUTH_CASE))]:
         del st.session_state[key]
 
 

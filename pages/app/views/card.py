@@ -42,8 +42,9 @@ def result_card(name: str, result: Result, stale: bool = False, labelled: bool =
             f"{mark}{approx} :gray[score]{NBSP}**{score:.2f}** :gray[· label]{NBSP}"
             f"**{inert(result.label)}**")
     if labelled:  # the header is the ✓/✗ control's own label, drawn beside it (pages/app/style.css)
+        # ✓ it should pass, ✗ fail; again: clear
         st.segmented_control(head, [state.PASS, state.FAIL], key=state.truth_key(name),
-                             format_func=GLYPHS.get)  # ✓ it should pass, ✗ fail; again: clear
+                             format_func=GLYPHS.get, on_change=state.remember_labelled_texts)
     else:
         st.markdown(head)
     st.caption(inert(f"{result.reason.replace('`', '')} Passes at score {rule} "

@@ -30,7 +30,8 @@ LIVE = "live"  # the fragment a committed edit reruns
 def rerun_live() -> None:
     """A committed edit of the case's text or of its evaluators changes the results, the bar
     under the picker and each chunk's verdict, not the editor the browser already shows:
-    rerun the live panel only."""
+    rerun the live panel only. A label given on a text the edit replaced goes first."""
+    state.drop_labels_of_replaced_texts()
     with contextlib.suppress(StreamlitAPIException):  # no live panel: the usual rerun
         st.rerun(LIVE)
 
