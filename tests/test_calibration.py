@@ -53,20 +53,17 @@ def test_every_example_states_its_truth_and_why():
         assert all(w["why"].strip() for w in truth["evaluators"].values()), path.name
 
 
-# How many of the examples' stated truths the local judge met when last measured
-# (`python bench/calibrate.py` prints them and each miss; the README lists the misses).
-EXAMPLES_MET = 46  # the similarity judge met 50: see the README
-
-
-def test_the_local_judge_meets_at_least_as_many_stated_truths_as_measured(reports):
-    met = 0
-    for example, what, truth in stated_truths():
-        report = reports[example]
-        if what.startswith("chunk "):
-            met += report.results["chunk_relevance"].details[int(what.split()[1])].yes is truth
-        else:
-            met += report.results[what].passed is truth
-    assert met >= EXAMPLES_MET, f"{met} of {len(stated_truths())}"
+@pytest.mark.parametrize(("example", "what", "truth"), stated_truths(),
+                         ids=[f"{e}: {w}" for e, w, _ in stated_truths()])
+def test_the_local_judge_meets_each_examples_stated_truth(reports, example, what, truth):
+    """Checked, never fitted on: no example is read by the reader's recipe or the curves."""
+    report = reports[example]
+    if what.startswith("chunk "):
+        detail = report.results["chunk_relevance"].details[int(what.split()[1])]
+        assert detail.yes is truth, f"p {detail.p:.2f}"
+    else:
+        result = report.results[what]
+        assert result.passed is truth, f"score {result.score:.2f}"
 
 
 def test_the_toxic_example_fails_toxicity_as_its_title_says(reports):
@@ -224,3 +221,81 @@ def test_the_openai_judges_card_is_per_model_and_none_for_a_model_nobody_measure
     for model, figures in models.items():
         found = card("openai", model)
         assert found.model == model and found.command == figures["command"]
+
+
+# A newcomer's own retrieval: nine chunks about PostgreSQL connections, three that answer
+# (the setting, where it is set, that it needs a restart); the answer plants one sentence
+# that no chunk states.
+POSTGRES = Case(
+    input="How do I raise the maximum number of connections in PostgreSQL, and does it need "
+          "a restart?",
+    output="Set max_connections in postgresql.conf to the number you need. The change only "
+           "takes effect after the server is restarted. Both changes also require rebuilding "
+           "every index on the database.",
+    context=(
+        "max_connections (integer) determines the maximum number of concurrent connections "
+        "to the database server. The default is typically 100 connections.",
+        "PostgreSQL supports several authentication methods, configured in pg_hba.conf, "
+        "including scram-sha-256, md5, peer and cert.",
+        "Changing max_connections requires a server restart; a reload is not enough.",
+        "Each connection uses a backend process; work_mem is allocated per sort or hash "
+        "operation, so many connections can multiply memory use.",
+        "Connection poolers such as PgBouncer keep a small number of server connections open "
+        "and share them among many clients.",
+        "Most parameters are set in the postgresql.conf file in the data directory; edit the "
+        "file and then reload or restart the server, depending on the parameter.",
+        "The pg_stat_activity view shows one row per server process, with the state and "
+        "current query of each connection.",
+        "VACUUM reclaims storage occupied by dead tuples; autovacuum runs it automatically.",
+        "shared_buffers sets the amount of memory the server uses for shared memory buffers; "
+        "the default is typically 128 megabytes.",
+    ))
+POSTGRES_RELEVANT = [True, False, True, False, False, True, False, False, False]
+
+
+def test_a_newcomers_nine_chunk_retrieval_finds_its_three_answering_chunks():
+    assert [p >= 0.5 for p in p_of("chunk_relevance", POSTGRES)] == POSTGRES_RELEVANT
+
+
+def test_a_planted_sentence_no_chunk_states_is_not_a_confident_supported():
+    report = score(POSTGRES, evaluators.resolve(["faithfulness"]), judges.get("local"))
+    planted = report.results["faithfulness"].details[2]
+    assert not planted.yes or planted.unsure
+
+
+@pytest.fixture(scope="module")
+def public_measured():
+    """The local judge on the measured part of each public source's held-out topics, computed
+    here (a sample: 150 questions or claims per source), from the data folder in
+    $JEVAL_DATA; skipped without it."""
+    import os
+
+    from bench import held_out, public_data
+
+    if not os.environ.get(public_data.ENV):
+        pytest.skip(f"set {public_data.ENV} to the public data folder")
+    data, notes = held_out.real(limit=150)
+    assert not notes, notes
+    table = calibrate.signals("local", [d for d in data if d.held_out])
+    return calibrate.measure("local", table)
+
+
+# Per source: the F1 floor of the chunk verdicts on that held-out source (figures measured by
+# `python bench/calibrate.py`, less a margin for the smaller sample read here).
+CHUNK_F1_FLOOR = {"real:squad": 0.6, "real:squad_paragraphs": 0.8,
+                  "real:squadshifts_wiki": 0.65, "real:hotpotqa": 0.6}
+
+
+@pytest.mark.parametrize("source", sorted(CHUNK_F1_FLOOR))
+def test_on_each_public_held_out_source_chunk_verdicts_beat_calling_everything_noise(
+        public_measured, source):
+    verdicts, *_ = public_measured["helps_answer"][source]
+    assert verdicts.accuracy > verdicts.always_no
+    assert verdicts.f1 >= CHUNK_F1_FLOOR[source]
+
+
+@pytest.mark.parametrize("source", ["real:fever_symmetric", "real:snli", "real:begin",
+                                    "real:faithdial"])
+def test_on_each_public_claim_set_support_is_ranked_above_chance(public_measured, source):
+    verdicts, *_ = public_measured["supported_by"][source]
+    assert verdicts.auc >= 0.7

@@ -68,45 +68,37 @@ class Linear:
         return min(self.hi, max(self.lo, p))
 
 
-# Similarity judge (the local judge before the reader): MiniLM cosine plus cheap signals,
-# read with the whole case in view, one curve
-# per relation, fitted by `python bench/calibrate.py` on the fit parts of three kinds of
-# labelled data (hard hand-written pairs, ordinary retrievals, human-labelled public data),
-# each kind with equal total weight; the held-out parts are only ever measured.
+# Similarity judge (the local judge before the reader): MiniLM cosine plus cheap signals, one
+# curve per relation, each question read from its own operands (a chunk never from the chunks
+# beside it), fitted by `python bench/calibrate.py --judge similarity` on the fit parts of
+# three kinds of labelled data (hard hand-written pairs, ordinary retrievals, human-labelled
+# public data), each kind with equal total weight; the held-out parts are only ever measured.
 # The signals of each relation, in order, and the sign each weight must have (+1: more of
 # it, more "yes"); a fit that gives a signal the other sign has learnt its corpus, not the
 # relation, and the signal is dropped (weight 0).
 SIMILARITY_SIGNALS = {
-    "helps_answer": ("cosine to the question", "below the case's best chunk",
-                     "standing among the case's chunks", "question words covered",
-                     "coverage below the best chunk's", "no number where one is asked for",
-                     "cosine to the best chunk", "the case has an answer",
-                     "share of an answer sentence's words it states"),
+    "helps_answer": ("cosine to the question", "question words covered",
+                     "no number where one is asked for"),
     "supported_by": ("best cosine to a chunk or sentence", "numbers the context lacks",
                      "words the best chunk covers"),
     "contradicts": ("topicality", "same quantity, other number", "agreement"),
     "toxic": ("profanity classifier", "a listed profane word"),
 }
-SIMILARITY_SIGNALS["relevant_to"] = SIMILARITY_SIGNALS["helps_answer"][:6]
+SIMILARITY_SIGNALS["relevant_to"] = SIMILARITY_SIGNALS["helps_answer"]
 SIMILARITY_SIGNALS["attributable_to"] = SIMILARITY_SIGNALS["supported_by"]
 SIMILARITY_SIGNS = {
-    "helps_answer": (1, 1, 1, 1, 1, -1, 1, 0, 1), "relevant_to": (1, 1, 1, 1, 1, -1),
+    "helps_answer": (1, 1, -1), "relevant_to": (1, 1, -1),
     "supported_by": (1, -1, 1), "attributable_to": (1, -1, 1),
     "contradicts": (1, 1, -1), "toxic": (1, 1),
 }
 SIMILARITY = {
-    "helps_answer": Linear(-2.48, (1.71, 1.77, 0.27, 0.68, 2.34, -1.17, 1.89, -3.14, 6.36)),
-    "relevant_to": Linear(-1.60, (3.73, 0.00, 0.00, 0.34, 0.00, -0.02)),
+    "helps_answer": Linear(-4.26, (5.21, 2.24, -1.18)),
+    "relevant_to": Linear(-1.60, (3.73, 0.34, -0.02)),
     "supported_by": Linear(-0.32, (0.38, -2.13, 2.02)),
     "attributable_to": Linear(0.16, (0.00, -3.05, 2.17)),
     "contradicts": Linear(-4.78, (6.60, 0.29, -1.31)),
     "toxic": Linear(-2.13, (4.96, 0.40)),
 }
-# A chunk read on its own (cosine, question words covered, a number where one is asked for):
-# the case's signals add evidence but never veto a chunk that answers by itself, so a good
-# chunk stays relevant beside a better one. helps_answer's p is the larger of the two.
-ALONE = (0, 3, 5)  # the helps_answer signals this curve reads
-SIMILARITY_ALONE = Linear(-4.26, (5.21, 2.24, -1.18))
 # Custom questions (a person's own wording), read from the signals in `custom_signals`,
 # fitted by `python bench/custom_questions.py` on 313 labelled items of 64 custom questions
 # (two sets in different domains; each measured with the other's fit: local AUC 0.72,
@@ -117,12 +109,15 @@ SIMILARITY["custom"] = Linear(-0.72, (1.55, 2.59, 6.26, 0.07, 1.62))
 LEXICAL_CUSTOM = Linear(-1.33, (3.95, 5.94, 4.83, -0.18, 1.49))
 
 # Local judge: the reader's reads (judges/local.py), one curve per relation, fitted by
-# `python bench/calibrate.py` on the fit parts of the same three kinds of labelled data (the
-# reader itself was trained on none of the held-out parts). Toxicity and custom questions
-# keep the similarity judge's signals and curves.
+# `python bench/calibrate.py` on the calibrate parts of the same three kinds of labelled data
+# (the reader itself was trained on none of the held-out parts). A chunk is read on its own:
+# the question and that chunk (and `expected` when the question names it). The chunk
+# questions' curve is then moved so that p = 0.5 sits at the cut where the verdicts agree
+# best with people (mean F1 over the sources), not where log-loss is least. Toxicity and
+# custom questions keep the similarity judge's signals and curves.
 _READER_SIGNALS = {
-    "helps_answer": ("reader: helps answer (log-odds)", "below the case's best chunk",
-                     "entails an expected sentence"),
+    "helps_answer": ("reader: helps answer (log-odds)", "entails an expected sentence",
+                     "`expected` given", "share of an expected sentence's words it states"),
     "supported_by": ("reader: best chunk entails it (log-odds)",
                      "reader: a chunk refutes it (log-odds)", "numbers the context lacks"),
     "contradicts": ("reader: the chunk refutes a sentence (log-odds)",
@@ -130,7 +125,7 @@ _READER_SIGNALS = {
 }
 _READER_SIGNALS["relevant_to"] = _READER_SIGNALS["helps_answer"]
 _READER_SIGNALS["attributable_to"] = _READER_SIGNALS["supported_by"]
-_READER_SIGNS = {"helps_answer": (1, 1, 1), "relevant_to": (1, 1, 1),
+_READER_SIGNS = {"helps_answer": (1, 1, 0, 1), "relevant_to": (1, 1, 0, 1),
                  "supported_by": (1, -1, -1), "attributable_to": (1, -1, -1),
                  "contradicts": (1, 0)}
 # The reader's reads first, then the similarity judge's signals of the same question.
@@ -138,18 +133,14 @@ LOCAL_SIGNALS = {r: (*_READER_SIGNALS.get(r, ()), *SIMILARITY_SIGNALS[r])
                  for r in SIMILARITY_SIGNALS}
 LOCAL_SIGNS = {r: (*_READER_SIGNS.get(r, ()), *SIMILARITY_SIGNS[r]) for r in SIMILARITY_SIGNS}
 LOCAL = {
-    "helps_answer": Linear(-0.91, (0.38, 0.21, 0.00, 2.79, 6.06, 0.37, 0.00, 0.00, -1.22,
-                                   0.00, -3.88, 6.40)),
-    "relevant_to": Linear(2.20, (1.20, 0.00, 0.00, 1.01, 0.00, 0.00, 0.00, 0.00, 0.00)),
-    "supported_by": Linear(-0.33, (0.48, 0.00, -0.37, 0.00, -0.37, 0.57)),
-    "attributable_to": Linear(-0.27, (0.48, 0.00, 0.00, 0.32, 0.00, 1.31)),
-    "contradicts": Linear(-1.19, (0.42, -0.20, 1.75, 0.00, 0.00)),
+    "helps_answer": Linear(-2.83, (0.42, 0.75, 0.00, 0.00, 4.97, 0.00, -2.07)),
+    "relevant_to": Linear(2.21, (1.17, 0.00, 0.00, 0.00, 1.32, 0.00, 0.00)),
+    "supported_by": Linear(-1.44, (0.63, 0.00, -1.09, 1.59, -1.09, 0.91)),
+    "attributable_to": Linear(-0.63, (0.34, -0.03, 0.00, 0.84, 0.00, 1.18)),
+    "contradicts": Linear(-3.97, (0.58, -0.52, 6.32, 0.00, -0.04)),
     "toxic": SIMILARITY["toxic"],
     "custom": SIMILARITY["custom"],
 }
-# The similarity judge's second curve, a chunk read on its own, whose p a chunk takes when
-# it is the larger, was tried with the reader's reads and lowered held-out F1 on every set
-# (ordinary 0.74 -> 0.67): the local judge has one curve per relation.
 
 
 @lru_cache(maxsize=1)

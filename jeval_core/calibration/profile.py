@@ -26,7 +26,7 @@ from . import curves
 from .curves import HIDDEN
 from .fitting import P_CEILING, P_FLOOR, Verdicts, kappa, predict
 
-VERSION = 2  # 2: the reader's signals (version 1 profiles were fitted on the similarity judge's)
+VERSION = 3  # 3: a chunk read on its own (2 read it beside its siblings; 1: the similarity judge)
 # The pooled vector enters a head refit scaled down, so its weights are held ~11x tighter than
 # the signals' (chosen on SQuAD dev and CoQA halves, bench/profile_halves.py).
 HEAD_SCALE = 0.3

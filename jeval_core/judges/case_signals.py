@@ -1,11 +1,11 @@
 """Signals for "does this chunk help answer the question?" read from the whole case.
 
-A cosine on its own does not transfer: the cut that separates relevant chunks is 0.43 on
-one kind of text and 0.63 on another. What does transfer is how a chunk stands among the
-chunks retrieved with it (a retriever's chunks are all on topic; the ones that answer stand
-out from their siblings), whether it states the kind of thing the question asks for (a
+Each signal reads the question and one chunk, never the chunks retrieved beside it: the
+question says "Judge this chunk on its own", so a chunk's p must not fall because a better
+or a paraphrased chunk sits next to it (and a top-k what-if must not move the chunks kept).
+What a chunk says of itself: whether it states the kind of thing the question asks for (a
 number for "how many", a date for "when"), and how much of the question's own wording it
-covers. The hosted judge reads the whole state at once; the local judge reads the case too.
+covers; a question that asks several things is read part by part.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-
-import numpy as np
 
 from .lexical import stopwords
 
@@ -72,24 +70,13 @@ def coverage(question: str, chunk: str) -> float:
     return len(q & stems(chunk)) / len(q) if q else 0.0
 
 
-NAMES = ("cos", "gap", "z", "cover", "cover_gap", "misses_number")
+NAMES = ("cos", "cover", "misses_number")
 
 
-def chunk_signals(
-    cos: Sequence[float], questions: Sequence[str], chunks: Sequence[str]
-) -> list[tuple[float, ...]]:
-    """Per chunk, in NAMES order: its cosine to the question, how far below the case's best
-    chunk it is, its standing among its siblings (a z-score, 0 with fewer than three chunks),
-    its coverage of the question's words and how far that is below the best chunk's, and
-    whether the question wants a number that the chunk does not state."""
-    c = np.asarray(cos, dtype=float)
-    if not len(c):
-        return []
-    cover = np.array([max((coverage(q, t) for q in questions), default=0.0) for t in chunks])
-    spread = float(c.std()) if len(c) >= 3 else 0.0
-    z = (c - c.mean()) / max(spread, 0.05) if len(c) >= 3 else np.zeros(len(c))
+def chunk_signals(cos: float, questions: Sequence[str], chunk: str) -> tuple[float, ...]:
+    """One chunk's signals, in NAMES order, from the question and that chunk alone: its
+    cosine to the question, its coverage of the question's words, and whether the question
+    wants a number that the chunk does not state."""
+    cover = max((coverage(q, chunk) for q in questions), default=0.0)
     number = any(wants_number(q) for q in questions[:1])  # the input, not expected
-    return [(float(c[i]), float(c[i] - c.max()), float(np.clip(z[i], -3, 3)),
-             float(cover[i]), float(cover[i] - cover.max()),
-             float(number and not states_number(chunks[i])))
-            for i in range(len(c))]
+    return (float(cos), float(cover), float(number and not states_number(chunk)))

@@ -9,9 +9,11 @@ or refutes). What each question is read as:
   faithfulness         (answer sentence, each chunk): the best-supporting chunk decides
   contextual recall    (expected sentence, each chunk), the same way
   hallucination        (each answer sentence, the chunk): the most refuted sentence decides
-A question is read among its siblings (the chunks retrieved with it), and one curve per
-relation turns the reads into p. Toxicity and a person's own questions keep the similarity
-judge's signals, and the "why" words still come from matching token vectors.
+A chunk question is read on its own, as it says: the question and that chunk (and `expected`
+when it is given), never the chunks retrieved beside it, so adding, deleting or editing
+another chunk leaves its p bit for bit. One curve per relation turns the reads into p.
+Toxicity and a person's own questions keep the similarity judge's signals, and the "why"
+words still come from matching token vectors.
 """
 
 from __future__ import annotations
@@ -118,22 +120,8 @@ class LocalJudge(SimilarityJudge):
         read_z, read_nli = self.reader.read(rel_pairs, nli_pairs)
         z = dict(zip(rel_pairs, read_z, strict=True))
         nli = dict(zip(nli_pairs, read_nli, strict=True))
-        groups: dict[tuple[str, str, str], list[str]] = {}
         for qid, plan in plans.items():
-            q = questions[qid]
-            out[qid] = (q, plan.signals(z, nli))
-            if q.relation in (HELPS_ANSWER, RELEVANT_TO):
-                groups.setdefault((q.relation, _named(q, "input"),
-                                   q.subject.name.split("[")[0]), []).append(qid)
-        # A chunk is read among the chunks retrieved with it: how far below the best one.
-        for ids in groups.values():
-            best = max(out[qid][1][0] for qid in ids)
-            for qid in ids:
-                q, x = out[qid]
-                out[qid] = (q, (x[0], x[0] - best, *x[1:]))
-        for qid in plans:
-            q, x = out[qid]
-            out[qid] = (q, (*x, *similar[qid][1]))
+            out[qid] = (questions[qid], (*plan.signals(z, nli), *similar[qid][1]))
         return {qid: out[qid] for qid in questions}
 
     def plan(self, q: Question) -> Plan:
@@ -144,11 +132,16 @@ class LocalJudge(SimilarityJudge):
             # answers one part answers. With `expected`, whether the chunk entails it.
             parts = case_signals.parts(_named(q, "input"))
             expected = [s for s in sentences.split(_named(q, "expected")) if s.strip()]
+            # The share of an expected sentence's words the chunk states: a chunk that holds
+            # part of the expected answer supports it, where entailing a whole sentence that
+            # draws on several chunks is rare.
+            stated = max((case_signals.coverage(s, subject) for s in expected), default=0.0)
             return Plan(tuple((part, subject) for part in parts),
                         tuple((s, subject) for s in expected),
                         lambda z, nli: (max(float(z[(part, subject)]) for part in parts),
                                         float(max((nli[(s, subject)][ENTAILED] for s in expected),
-                                                  default=0.0))))
+                                                  default=0.0)),
+                                        float(bool(expected)), float(stated)))
         if q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO):
             # The best-supporting chunk decides, among the few closest to the sentence.
             chunks = self.closest(subject, [t for op in q.against for t in op.texts

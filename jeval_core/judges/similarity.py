@@ -239,9 +239,9 @@ class SimilarityJudge(OfflineJudge):
     def features(
         self, questions: Mapping[str, Question], output: str = ""
     ) -> dict[str, tuple[Question, tuple[float, ...]]]:
-        """Each question's calibration inputs, from its own operands, a chunk's also from the
-        chunks judged beside it and from the case's `output` (what the answer drew on); every
-        distinct text is embedded once."""
+        """Each question's calibration inputs, from its own operands alone (a chunk's never
+        from the chunks judged beside it); every distinct text is embedded once. `output` is
+        kept for judges that read the answer beside a question (none of the built-in ones)."""
         operands = {qid: _operands(q) for qid, q in questions.items()}
         units: dict[str, list[str]] = {}  # a context's chunks and their sentences
         asked: dict[str, list[str]] = {}  # a question (or expected) and each of its parts
@@ -271,16 +271,16 @@ class SimilarityJudge(OfflineJudge):
         for qid, signals in custom_signals.features(
                 custom, lambda a, b: float(vectors[a] @ vectors[b])).items():
             out[qid] = (custom[qid], signals)
-        siblings: dict[tuple[str, tuple[str, ...]], list[str]] = {}
         for qid, q in questions.items():
             subject, against = operands[qid]
             x: tuple[float, ...]
             if q.relation == CUSTOM:
                 continue
             if q.relation in (HELPS_ANSWER, RELEVANT_TO):
-                siblings.setdefault((q.relation, tuple(asked[qid])), []).append(qid)
-                continue
-            if q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO):
+                # Read on its own, as the question says: nothing of the chunks beside it.
+                x = case_signals.chunk_signals(_best(vectors, subject, asked[qid]),
+                                               asked[qid], subject)
+            elif q.relation in (SUPPORTED_BY, ATTRIBUTABLE_TO):
                 x = (_best(vectors, subject, units[qid]),
                      missing_number_share(subject, "\n".join(against)),
                      max((case_signals.coverage(subject, t) for t in against), default=0.0))
@@ -291,31 +291,15 @@ class SimilarityJudge(OfflineJudge):
             else:
                 raise ValueError(f"the local judge has no rule for relation {q.relation!r}")
             out[qid] = (q, x)
-        # A chunk (or statement) is read among the others judged against the same question.
-        said = [s for s in sentences.split(output) if case_signals.stems(s)]  # "…" says nothing
-        for (relation, asked_as), ids in siblings.items():
-            subjects = [operands[qid][0] for qid in ids]
-            cos = [_best(vectors, s, asked_as) for s in subjects]
-            top = subjects[int(np.argmax(cos))]
-            for qid, subject, x in zip(ids, subjects, case_signals.chunk_signals(
-                    cos, asked_as, subjects), strict=True):
-                if relation == HELPS_ANSWER:
-                    x = (*x, float(vectors[subject] @ vectors[top]), float(bool(said)),
-                         max((case_signals.coverage(s, subject) for s in said), default=0.0))
-                out[qid] = (questions[qid], x)
         return {qid: out[qid] for qid in questions}
 
 
 def probability(relation: str, x: tuple[float, ...]) -> float:
-    """p(true) from a question's signals: its relation's curve; for a chunk, the larger of
-    the whole-case curve and the curve of the chunk read alone; and one rule the curve cannot
+    """p(true) from a question's signals: its relation's curve, and one rule the curve cannot
     learn from so few contradictions: a chunk that states what the answer says does not
     contradict it."""
     if relation == CONTRADICTS and x[2] >= AGREES:
         return curves.SIMILARITY[CONTRADICTS].lo
-    if relation == HELPS_ANSWER:
-        alone = curves.SIMILARITY_ALONE(tuple(x[i] for i in curves.ALONE))
-        return max(curves.SIMILARITY[relation](x), alone)
     return curves.SIMILARITY[relation](x)
 
 
