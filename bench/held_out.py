@@ -135,34 +135,39 @@ def _retrieval(source: str, topic: str, held: bool, case: Case, labels: list[int
 
 def ordinary() -> list[Labelled]:
     """Whole ordinary retrievals: chunk relevance, support and contradiction per sentence and
-    chunk, attribution of the expected answer; and ordinary sentences for toxicity."""
+    chunk, attribution of the expected answer; and ordinary sentences for toxicity. The
+    team-written retrievals of product docs, policies and how-tos (retrievals/) are their own
+    source, `ordinary:retrievals`, of the same kind."""
     out: list[Labelled] = []
-    for path in sorted((CALIBRATION / "ordinary").glob("*.jsonl")):
+    paths = [(p, "ordinary") for p in sorted((CALIBRATION / "ordinary").glob("*.jsonl"))]
+    paths += [(p, "ordinary:retrievals")
+              for p in sorted((CALIBRATION / "retrievals").glob("*.jsonl"))]
+    for path, source in paths:
         for row in _lines(path):
             topic, held = row["topic"], held_out_part(row["topic"])
             if "text" in row:  # a sentence labelled toxic or not
                 q = Question("q", "", TOXIC, Operand("output[0]", (row["text"],)))
-                out.append(_one("ordinary", topic, held, q, row["label"], {"toxic": row["text"]}))
+                out.append(_one(source, topic, held, q, row["label"], {"toxic": row["text"]}))
                 continue
             # Half the retrievals are judged with their expected answer, half without.
             with_expected = held_out_part(topic + "/expected", 5)
             case = Case(input=row["input"], output=row["output"],
                         expected=row.get("expected") if with_expected else None,
                         context=tuple(row["context"]))
-            out.append(_retrieval("ordinary", topic, held, case, row["context_labels"]))
+            out.append(_retrieval(source, topic, held, case, row["context_labels"]))
             said = {q.id: q for q in faithfulness.questions(case)}
             if len(said) == len(row["output_labels"]):
-                out.append(Labelled("ordinary", topic, held, said, {
+                out.append(Labelled(source, topic, held, said, {
                     q.id: int(row["output_labels"][int(q.id[2:])] == "supported")
                     for q in said.values()}, recipe=_case_recipe("faithfulness", case)))
             against = {q.id: q for q in hallucination.questions(case)}
-            out.append(Labelled("ordinary", topic, held, against, {
+            out.append(Labelled(source, topic, held, against, {
                 q.id: int(int(q.id[2:]) in row.get("contradicted_by", []))
                 for q in against.values()}, recipe=_case_recipe("hallucination", case)))
             expected = Case(input=row["input"], expected=row["expected"],
                             context=tuple(row["context"]))
             attributed = {q.id: q for q in contextual_recall.questions(expected)}
-            out.append(Labelled("ordinary", topic, held, attributed, dict.fromkeys(
+            out.append(Labelled(source, topic, held, attributed, dict.fromkeys(
                 attributed, int(any(row["context_labels"]))),
                 recipe=_case_recipe("contextual_recall", expected)))
     return out

@@ -301,6 +301,38 @@ def pairs(root: Path, seed: int = 0) -> list[Pair]:
     return out
 
 
+# The second stage: the first stage's reader, taught what a RAG engineer's retrievals look like.
+# Team-written retrievals (assets/calibration/retrievals/: product docs, policies, how-tos;
+# several chunks answer, a pronoun for a subject, on-topic chunks without the asked-for fact)
+# and the ordinary ones above, each chunk read on its own, beside as many first-stage pairs
+# again so the sentence and claim reading learnt first is kept.
+RETRIEVALS = CALIBRATION / "retrievals"
+RAG_REPEATS = 3
+
+
+def _retrievals() -> Iterator[Pair]:
+    """The fit parts of the team-written retrievals: each chunk against its question."""
+    for path in sorted(RETRIEVALS.glob("*.jsonl")):
+        for row in _lines(path):
+            if held_out_part(row["topic"]):
+                continue
+            for chunk, label in zip(row["context"], row["context_labels"], strict=True):
+                yield _rel(row["input"], chunk, label, "repo:retrievals")
+
+
+def rag_pairs(root: Path, seed: int = 0) -> list[Pair]:
+    """The second stage's pairs: every RAG-shaped fit pair RAG_REPEATS times, and as many
+    first-stage pairs (drawn without repeats, in a fixed order for a folder and a seed)."""
+    rng = random.Random(seed + 1)
+    rag = [p for p in (*_retrievals(), *_repository()) if p.source != "repo:pairs"
+           or p.task == "relevance"] * RAG_REPEATS
+    first = list(dict.fromkeys(pairs(root, seed)))
+    rng.shuffle(first)
+    out = rag + first[:len(rag)]
+    rng.shuffle(out)
+    return out
+
+
 def main() -> None:
     import argparse
     import hashlib
@@ -310,9 +342,12 @@ def main() -> None:
     parser.add_argument("--data", type=Path, help="the folder of the public data files "
                         f"(default ${public_data.ENV})")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--stage", type=int, choices=(1, 2), default=1,
+                        help="1: the first stage's pairs; 2: the RAG-shaped second stage's")
     args = parser.parse_args()
     try:
-        found = pairs(public_data.data_dir(args.data), args.seed)
+        found = (pairs if args.stage == 1 else rag_pairs)(public_data.data_dir(args.data),
+                                                            args.seed)
     except public_data.MissingData as err:
         sys.exit(f"reader_data: {err}")
     digest = hashlib.sha256("\n".join(f"{p.task}\t{p.first}\t{p.second}\t{p.label}"

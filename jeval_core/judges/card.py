@@ -26,6 +26,7 @@ ASKED_BY = {
 SOURCES = {
     "adversarial": "hard hand-written pairs (same entity other aspect, near numbers...)",
     "ordinary": "ordinary retrievals: every chunk on topic, a few that answer",
+    "ordinary:retrievals": "team-written retrievals of product docs, policies and how-tos",
     "custom": "custom questions on whole cases, measured with the other domains' fit",
 }
 
