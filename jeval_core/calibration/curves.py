@@ -133,11 +133,11 @@ LOCAL_SIGNALS = {r: (*_READER_SIGNALS.get(r, ()), *SIMILARITY_SIGNALS[r])
                  for r in SIMILARITY_SIGNALS}
 LOCAL_SIGNS = {r: (*_READER_SIGNS.get(r, ()), *SIMILARITY_SIGNS[r]) for r in SIMILARITY_SIGNS}
 LOCAL = {
-    "helps_answer": Linear(-2.83, (0.42, 0.75, 0.00, 0.00, 4.97, 0.00, -2.07)),
-    "relevant_to": Linear(2.21, (1.17, 0.00, 0.00, 0.00, 1.32, 0.00, 0.00)),
-    "supported_by": Linear(-1.44, (0.63, 0.00, -1.09, 1.59, -1.09, 0.91)),
-    "attributable_to": Linear(-0.63, (0.34, -0.03, 0.00, 0.84, 0.00, 1.18)),
-    "contradicts": Linear(-3.97, (0.58, -0.52, 6.32, 0.00, -0.04)),
+    "helps_answer": Linear(-1.89, (0.53, 0.00, -1.24, 3.87, 4.33, 0.00, -2.00)),
+    "relevant_to": Linear(3.09, (1.87, 0.00, 0.00, 0.00, 1.49, 0.00, 0.00)),
+    "supported_by": Linear(-1.05, (0.67, 0.00, -1.29, 1.97, -1.29, 0.37)),
+    "attributable_to": Linear(-1.74, (0.29, -0.22, 0.00, 2.05, 0.00, 1.10)),
+    "contradicts": Linear(-4.07, (0.59, -0.57, 6.12, 0.00, 0.00)),
     "toxic": SIMILARITY["toxic"],
     "custom": SIMILARITY["custom"],
 }

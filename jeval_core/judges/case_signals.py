@@ -44,9 +44,20 @@ def parts(question: str) -> tuple[str, ...]:
     return (question, *found) if len(found) > 1 else (question,)
 
 
+# "How do I raise the maximum number of connections?" asks for a procedure, not a number:
+# a question that asks how to do something wants a number only when it says so outright.
+_PROCEDURE = re.compile(r"^\W*(how\s+(do|can|could|should|would|to)\b|steps?\b|what\s+steps\b"
+                        r"|is\s+there\s+a\s+way\b)", re.IGNORECASE)
+_ASKS_QUANTITY = re.compile(r"\bhow\s+(many|much|long|often|soon|far)\b|\bwhen\b",
+                            re.IGNORECASE)
+
+
 @lru_cache(maxsize=8192)
 def wants_number(question: str) -> bool:
-    """Whether the question asks for a quantity, a price, a limit or a date."""
+    """Whether the question asks for a quantity, a price, a limit or a date (not a procedure
+    that mentions one)."""
+    if _PROCEDURE.search(question) and not _ASKS_QUANTITY.search(question):
+        return False
     return bool(_WANTS_NUMBER.search(question))
 
 
@@ -78,5 +89,8 @@ def chunk_signals(cos: float, questions: Sequence[str], chunk: str) -> tuple[flo
     cosine to the question, its coverage of the question's words, and whether the question
     wants a number that the chunk does not state."""
     cover = max((coverage(q, chunk) for q in questions), default=0.0)
-    number = any(wants_number(q) for q in questions[:1])  # the input, not expected
+    # The input, not expected; a question that asks several things wants a number only when
+    # every part does (a chunk that answers "does it need a restart?" states none).
+    asked = parts(questions[0])[1:] or parts(questions[0]) if questions else ()
+    number = bool(asked) and all(wants_number(q) for q in asked)
     return (float(cos), float(cover), float(number and not states_number(chunk)))

@@ -29,7 +29,7 @@ from .lru import Lru
 NLI_LABELS = ("entailed", "neutral", "refuted")
 MARKERS = {"relevance": "question:", "nli": "claim:"}
 MODEL_FILE = Path(__file__).resolve().parent.parent / "models" / "reader-minilm-l6-int8.onnx"
-MODEL_SHA256 = "33bad2e8aa49dfcb77eff03a302ac2bdf0d89ec37cfe2ca45aefa0c44bcda5a5"
+MODEL_SHA256 = "44db09cacb627fb556c7641215fe5e624a27207c6f429450509817870c75e317"
 MAX_TOKENS = 128  # one read: what the reader was trained on
 POOLED = "pooled"  # the model's second output: that vector
 CACHE_SIZE = 16384  # pairs kept across reruns (4 logits and the pooled vector: ~25 MB)
