@@ -269,10 +269,12 @@ def bands(judge: str, table: Table) -> dict[str, tuple[tuple[float, float], floa
     the held-out answers of the committed curves."""
     out = {}
     for relation in table.X:
-        X, y, _, parts = table.arrays(relation)
+        X, y, source, parts = table.arrays(relation)
         held = parts == "measure"
         p = committed(judge, relation)(X[held])
-        band = unsure_band(p, y[held])
+        # Each kind of data the same say, as in the fit: the plentiful public sentence sets
+        # must not decide alone where a retrieval's verdicts are a coin.
+        band = unsure_band(p, y[held], weights=source_weights(source[held]))
         acc, n = accuracy_in(p, y[held], band)
         out[relation] = (band, acc, n)
     return out

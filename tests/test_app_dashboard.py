@@ -163,4 +163,4 @@ def test_fit_and_keep_fits_in_its_callback_keeps_the_profile_and_shows_its_figur
     assert any("built-in" in str(d.value) for d in at.dataframe if "curve" in d.value.columns)
     with open_store() as store:
         kept = store.profiles()
-    assert kept or any("kept the built-in curve" in c.value for c in at.caption)
+    assert kept or any("kept the built-in curve" in shown(c.value) for c in at.caption)

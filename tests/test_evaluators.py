@@ -152,7 +152,7 @@ def test_empty_output_skips_output_evaluators(seed_case):
 
 
 def test_a_case_passes_only_if_every_evaluator_passes():
-    report = score(load_case("hallucinated_answer"), [E["chunk_relevance"], E["hallucination"]])
+    report = score(load_case("hallucinated_answer"), [E["chunk_relevance"], E["faithfulness"]])
     verdicts = [r.passed for r in report.results.values()]
     assert report.passed is all(verdicts)
     assert False in verdicts and report.passed is False

@@ -113,16 +113,21 @@ class Verdicts:
 
 
 def unsure_band(p: np.ndarray, y: np.ndarray, poor: float = 0.65, width: float = 0.05,
-                least: int = 10) -> tuple[float, float]:
+                least: int = 10, weights: np.ndarray | None = None) -> tuple[float, float]:
     """The band [lo, hi) around 0.5 where held-out verdicts are right less often than `poor`:
     where this judge's yes or no is little better than a coin.
 
     p is cut into bins of `width` (a bin with fewer than `least` answers is joined to the next
     one outwards); starting at 0.5, the band grows a bin at a time on each side while that
     bin's accuracy stays below `poor`. (0.5, 0.5) means no band: even next to 0.5 the
-    verdicts were right often enough.
+    verdicts were right often enough. `weights` weigh each answer in a bin's accuracy (each
+    kind of data its own say, as in the fit the curve came from).
     """
     right = (p >= 0.5) == (y == 1)
+    w = np.ones(len(p)) if weights is None else np.asarray(weights, dtype=float)
+
+    def accuracy(inside: np.ndarray) -> float:
+        return float(np.average(right[inside], weights=w[inside]))
 
     def grow(start: float, step: float) -> float:
         edge = start
@@ -134,7 +139,7 @@ def unsure_band(p: np.ndarray, y: np.ndarray, poor: float = 0.65, width: float =
                 if inside.sum() >= least or not (0.0 <= nxt + step <= 1.0):
                     break
                 nxt += step
-            if inside.sum() < least or right[inside].mean() >= poor:
+            if inside.sum() < least or accuracy(inside) >= poor:
                 return edge
             edge = min(max(nxt, 0.0), 1.0)
             if edge in (0.0, 1.0):
