@@ -7,6 +7,7 @@ it holds and where each file comes from); without it they are skipped, and CI se
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -69,3 +70,28 @@ def test_both_hops_of_a_multi_hop_question_are_relevant(root):
 def test_a_missing_folder_is_one_clear_line(tmp_path):
     with pytest.raises(public_data.MissingData, match="squad_v1.1_dev"):
         public_data.every("squad", tmp_path)
+
+
+@pytest.fixture(scope="module")
+def second_stage(root):
+    return reader_data.rag_pairs(root, seed=7)
+
+
+def test_the_second_stage_gives_the_same_pairs_in_the_same_order(root, second_stage):
+    assert reader_data.rag_pairs(root, seed=7) == second_stage
+
+
+def test_the_second_stage_reads_no_held_out_team_written_retrieval(second_stage):
+    held = {json.loads(line)["input"] for path in reader_data.RETRIEVALS.glob("*.jsonl")
+            for line in path.read_text("utf-8").splitlines()
+            if line.strip() and held_out_part(json.loads(line)["topic"])}
+    fitted = [p for p in second_stage if p.source == "repo:retrievals"]
+    assert held and fitted
+    assert not {p.first.removeprefix("question: ") for p in fitted} & held
+
+
+def test_the_second_stage_keeps_half_its_pairs_from_the_first(second_stage):
+    rag = sum(p.source in ("repo:retrievals", "repo:ordinary", "repo:pairs")
+              and p.task == "relevance" for p in second_stage)
+    assert rag >= len(second_stage) / 2  # the RAG-shaped pairs, and as many stage-1 pairs
+    assert any(p.task == "nli" for p in second_stage)  # claims are kept in view

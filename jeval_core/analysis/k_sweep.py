@@ -1,0 +1,128 @@
+"""The k-sweep: what a retrieval would have given at top-k, from one scoring of all its chunks.
+
+A chunk's p depends on the question and that chunk alone (the local judge reads each chunk on
+its own), so cutting a retrieval to its first k chunks leaves the verdicts of the chunks kept
+as they were: precision@k and recall@k of the verdicts (or of a person's labels) at every k
+come from the one scoring, with no request to the judge. Beside them, what the pipeline pays
+at k: the context tokens its generator would read (estimated as `token_estimate` counts them)
+and their cost at a price per million input tokens the user gives.
+
+Order is the retrieval's: the chunks as they stand in the case (the retriever's rank). A
+retriever-score cutoff is the same sweep over the chunks whose own score (`ChunkMeta.score`)
+is at least the cutoff, for pipelines that keep chunks by score rather than by count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..case import Case
+from ..errors import JevalError
+from ..text import has_text
+from ..token_estimate import estimate
+
+
+@dataclass(frozen=True)
+class KPoint:
+    """One k of the sweep (or one score cutoff, with `cutoff` set)."""
+
+    k: int  # chunks kept, blank ones included (they keep their place)
+    relevant: int  # relevant chunks among them
+    precision: float | None  # relevant / judged chunks kept; None when none is judged
+    recall: float | None  # relevant kept / relevant in the whole retrieval; None when none is
+    tokens: int  # the kept chunks' text, as a generator reads it
+    cutoff: float | None = None
+
+
+def relevance_of(case: Case, verdicts: Sequence[bool | None],
+                 labels: Sequence[bool | None] | None = None) -> list[bool | None]:
+    """Per chunk: the person's label where there is one (`labels`), else the judge's
+    verdict; None for a blank chunk or one neither judged nor labelled."""
+    if len(verdicts) != len(case.context):
+        raise JevalError(f"the sweep needs one verdict per chunk: {len(verdicts)} for "
+                         f"{len(case.context)} chunks")
+    out: list[bool | None] = []
+    for i, verdict in enumerate(verdicts):
+        label = labels[i] if labels is not None and i < len(labels) else None
+        out.append(None if not has_text(case.context[i]) else
+                   (label if label is not None else verdict))
+    return out
+
+
+def _point(kept: Sequence[int], relevant: Sequence[bool | None], tokens: Sequence[int],
+           total: int, k: int, cutoff: float | None = None) -> KPoint:
+    judged = [relevant[i] for i in kept if relevant[i] is not None]
+    hits = sum(1 for r in judged if r)
+    return KPoint(k=k, relevant=hits,
+                  precision=hits / len(judged) if judged else None,
+                  recall=hits / total if total else None,
+                  tokens=sum(tokens[i] for i in kept), cutoff=cutoff)
+
+
+def sweep(case: Case, relevant: Sequence[bool | None]) -> list[KPoint]:
+    """k = 1..N in the retrieval's order: the same figures as scoring the case cut to its
+    first k chunks."""
+    tokens = [estimate(c) if has_text(c) else 0 for c in case.context]
+    total = sum(1 for r in relevant if r)
+    return [_point(range(k), relevant, tokens, total, k) for k in range(1, len(relevant) + 1)]
+
+
+def by_score(case: Case, relevant: Sequence[bool | None]) -> list[KPoint]:
+    """One point per distinct retriever score, highest first: the chunks scored at least that
+    high kept. Empty when the pipeline gave no score."""
+    scores = [m.score if (m := case.chunk_meta(i)) is not None else None
+              for i in range(len(case.context))]
+    known = sorted({s for s in scores if s is not None}, reverse=True)
+    tokens = [estimate(c) if has_text(c) else 0 for c in case.context]
+    total = sum(1 for r in relevant if r)
+    out = []
+    for cutoff in known:
+        kept = [i for i, s in enumerate(scores) if s is not None and s >= cutoff]
+        out.append(_point(kept, relevant, tokens, total, len(kept), cutoff))
+    return out
+
+
+def cost_usd(tokens: int, usd_per_million: float) -> float:
+    """What a generator charging `usd_per_million` input tokens is paid for `tokens`."""
+    return tokens * usd_per_million / 1e6
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The smallest k whose mean recall over a dataset's retrievals reaches the level asked,
+    with a bootstrap interval of that mean recall (cases resampled)."""
+
+    k: int
+    recall: float
+    interval: tuple[float, float]
+    tokens: float  # mean context tokens per retrieval at k
+    cases: int  # retrievals with at least one relevant chunk (recall is defined)
+
+
+def choose_k(sweeps: Sequence[Sequence[KPoint]], recall_at_least: float,
+             resamples: int = 1000, seed: int = 0) -> Choice | None:
+    """Across a dataset's sweeps: the fewest chunks (and so the fewest tokens) that keep mean
+    recall at or above `recall_at_least`. A retrieval shorter than k keeps all it has. None
+    when no retrieval has a relevant chunk or no k reaches the level."""
+    defined = [s for s in sweeps if s and s[-1].recall is not None]
+    if not defined:
+        return None
+    longest = max(len(s) for s in defined)
+    recall = np.array([[s[min(k, len(s)) - 1].recall for k in range(1, longest + 1)]
+                       for s in defined], dtype=float)
+    tokens = np.array([[s[min(k, len(s)) - 1].tokens for k in range(1, longest + 1)]
+                       for s in defined], dtype=float)
+    means = recall.mean(axis=0)
+    reached = np.flatnonzero(means >= recall_at_least - 1e-12)
+    if not len(reached):
+        return None
+    k = int(reached[0]) + 1
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(defined), size=(resamples, len(defined)))
+    boot = recall[picks, k - 1].mean(axis=1)
+    lo, hi = np.quantile(boot, [0.025, 0.975])
+    return Choice(k=k, recall=float(means[k - 1]), interval=(float(lo), float(hi)),
+                  tokens=float(tokens[:, k - 1].mean()), cases=len(defined))

@@ -1,0 +1,175 @@
+"""`jeval sweep FILE`: which k (or which retriever-score cutoff) a retrieval needed.
+
+One scoring of chunk relevance per case (no extra judge request), then the k-sweep
+(`analysis.k_sweep`): precision@k, recall@k and the context tokens at every k, a person's
+label standing over the judge's verdict wherever a dataset row has one; for a dataset, the
+mean per k and the smallest k whose mean recall reaches `--recall`, with a bootstrap
+interval. Same contract as the other commands: exit 2 with one line for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import SCORED
+
+
+def add_parser(sub: Any) -> None:
+    from .. import judges
+
+    command = sub.add_parser("sweep", help="precision@k, recall@k and tokens at every top-k "
+                             "of a case or dataset, from one scoring")
+    command.add_argument("file", metavar="FILE", help="a case file (.json) or a dataset "
+                         "(.jsonl, .json, .csv; context_labels are used where given)")
+    command.add_argument("--recall", type=float, default=0.8, metavar="LEVEL",
+                         help="the mean recall the chosen k must keep (default 0.8)")
+    command.add_argument("--usd-per-million", type=float, metavar="PRICE",
+                         help="your generator's price per million input tokens: adds the "
+                         "context's cost at each k")
+    command.add_argument("--judge", default=judges.DEFAULT, choices=judges.names(),
+                         help=f"who judges the chunks (default: {judges.DEFAULT}, offline)")
+    command.add_argument("--base-url", help="server for --judge jev or openai")
+    command.add_argument("--model", help="model for --judge jev or openai")
+    command.add_argument("--calibration", metavar="PROFILE", help="a calibration profile "
+                         "(local judge only)")
+    from .cli_judge import add_openai_flags
+
+    add_openai_flags(command)
+    command.add_argument("--format", default="text", choices=("json", "text"))
+    command.set_defaults(run=main)
+
+
+def _rows(path: str) -> list[tuple[str, Any, Sequence[bool | None] | None]]:
+    """(id, case, labels) per retrieval of a case file or a dataset."""
+    from pathlib import Path
+
+    from ..errors import CaseError
+    from ..inputs import casefile, datasets
+
+    source = Path(path)
+    if not source.is_file():
+        raise CaseError(f"{path}: no such file; give a case file or a dataset")
+    if source.suffix.lower() == ".json":
+        try:
+            loaded = casefile.decode(source.read_bytes(), source.name)
+        except CaseError:
+            loaded = None  # a dataset written as a JSON list, or a pipeline export
+        if loaded is not None:
+            return [(source.stem, loaded.case, None)]
+    found = datasets.load(source)
+    if not found.rows:
+        raise CaseError(f"{path}: no case to sweep; a dataset needs at least one valid row")
+    return [(row.id, row.case, row.labels) for row in found.rows]
+
+
+def main(args: argparse.Namespace) -> int:
+    from ..analysis import k_sweep
+    from ..errors import CaseError
+    from ..evaluators import EVALUATORS
+    from ..scoring import score
+    from .cli_judge import chosen_judge
+
+    if not 0.0 < args.recall <= 1.0:
+        raise CaseError(f"--recall {args.recall}: give a level above 0 and at most 1, such as "
+                        "0.8")
+    if args.usd_per_million is not None and args.usd_per_million < 0:
+        raise CaseError("--usd-per-million: a price cannot be negative")
+    rows = _rows(args.file)
+    judge = chosen_judge(args)
+    sweeps: list[tuple[str, list[k_sweep.KPoint], list[k_sweep.KPoint]]] = []
+    try:
+        for row_id, case, labels in rows:
+            result = score(case, [EVALUATORS["chunk_relevance"]], judge).results[
+                "chunk_relevance"]
+            by_chunk = {int(d.id[2:]): d.yes for d in result.details}
+            verdicts = [by_chunk.get(i) for i in range(len(case.context))]
+            relevant = k_sweep.relevance_of(case, verdicts, labels)
+            sweeps.append((row_id, k_sweep.sweep(case, relevant),
+                           k_sweep.by_score(case, relevant)))
+    finally:
+        judge.close()
+    chosen = k_sweep.choose_k([s for _, s, _ in sweeps], args.recall)
+    basis = ("your labels where given, else the judge's verdicts"
+             if any(labels is not None for *_, labels in rows) else "the judge's verdicts")
+    if args.format == "json":
+        print(json.dumps(_as_json(sweeps, chosen, args, basis), ensure_ascii=False))
+    else:
+        print(_as_text(sweeps, chosen, args, basis))
+    return SCORED
+
+
+def _figure(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _as_text(sweeps: Sequence[tuple[str, list, list]], chosen: Any, args: argparse.Namespace,
+             basis: str) -> str:
+    from ..analysis import k_sweep
+    from ..text import one_line, plural
+
+    price = args.usd_per_million
+    lines = [f"relevance: {basis}; judge {args.judge}; one scoring per case"]
+    head = ["k", "precision@k", "recall@k", "tokens"] + (["cost (USD)"] if price else [])
+    if len(sweeps) == 1:
+        row_id, points, cutoffs = sweeps[0]
+        lines.append(f"== {one_line(row_id, 80)}")
+        table = [[str(p.k), _figure(p.precision), _figure(p.recall), str(p.tokens)]
+                 + ([f"{k_sweep.cost_usd(p.tokens, price):.6f}"] if price else [])
+                 for p in points]
+        lines += _table([head, *table])
+        if cutoffs:
+            lines.append("by the retriever's score (chunks scored at least the cutoff kept):")
+            lines += _table([["score ≥", "kept", "precision", "recall", "tokens"],
+                             *[[f"{p.cutoff:g}", str(p.k), _figure(p.precision),
+                                _figure(p.recall), str(p.tokens)] for p in cutoffs]])
+    else:
+        longest = max(len(points) for _, points, _ in sweeps)
+        table = []
+        for k in range(1, longest + 1):
+            at = [points[min(k, len(points)) - 1] for _, points, _ in sweeps]
+            precision = [p.precision for p in at if p.precision is not None]
+            recall = [p.recall for p in at if p.recall is not None]
+            tokens = sum(p.tokens for p in at) / len(at)
+            table.append([str(k), _figure(sum(precision) / len(precision) if precision
+                                          else None),
+                          _figure(sum(recall) / len(recall) if recall else None),
+                          f"{tokens:.0f}"]
+                         + ([f"{k_sweep.cost_usd(tokens, price):.6f}"] if price else []))
+        lines.append(f"{len(sweeps)} retrievals; means per retrieval (a shorter one keeps all "
+                     "it has):")
+        lines += _table([head, *table])
+    if chosen is None:
+        lines.append(f"no k keeps mean recall at {args.recall:g} or more (or no retrieval has "
+                     "a relevant chunk)")
+    else:
+        lo, hi = chosen.interval
+        lines.append(f"smallest k keeping mean recall ≥ {args.recall:g}: k = {chosen.k} "
+                     f"(recall {chosen.recall:.2f} [{lo:.2f}, {hi:.2f}] over "
+                     f"{plural(chosen.cases, 'retrieval', 'retrievals')} with a relevant "
+                     f"chunk; {chosen.tokens:.0f} context tokens "
+                     "each)")
+    return "\n".join(lines)
+
+
+def _table(rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.rjust(w) for cell, w in zip(r, widths, strict=True)) for r in rows]
+
+
+def _as_json(sweeps: Sequence[tuple[str, list, list]], chosen: Any, args: argparse.Namespace,
+             basis: str) -> dict:
+    from dataclasses import asdict
+
+    return {"judge": args.judge, "relevance": basis, "recall_level": args.recall,
+            "usd_per_million": args.usd_per_million,
+            "cases": [{"id": row_id, "k": [asdict(p) for p in points],
+                       "score_cutoffs": [asdict(p) for p in cutoffs]}
+                      for row_id, points, cutoffs in sweeps],
+            "chosen": None if chosen is None else {
+                "k": chosen.k, "recall": chosen.recall, "interval": list(chosen.interval),
+                "tokens": chosen.tokens, "cases": chosen.cases}}
+
+

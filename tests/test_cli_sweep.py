@@ -1,0 +1,63 @@
+"""`jeval sweep FILE`: precision@k, recall@k and tokens at every top-k from one scoring, and
+the smallest k that keeps a dataset's recall."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import ROOT
+
+from jeval_core.commands import cli
+
+SEED = ROOT / "assets" / "examples" / "jev_pricing.json"
+SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
+LLAMAINDEX = ROOT / "assets" / "pipelines" / "llamaindex" / "responses.json"
+
+
+def jeval_sweep(*args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """`jeval sweep ...` in this process: (exit code, stdout, stderr)."""
+    try:
+        code = cli.main(["sweep", *args])
+    except SystemExit as exited:
+        code = int(exited.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_one_case_prints_a_row_per_k_and_the_k_that_keeps_its_recall(capsys):
+    code, out, err = jeval_sweep(str(SEED), capsys=capsys)
+    assert (code, err) == (0, "")
+    assert [line.split()[0] for line in out.splitlines()[3:7]] == ["1", "2", "3", "4"]
+    assert "smallest k keeping mean recall ≥ 0.8: k = 4" in out  # context[3] answers too
+
+
+def test_a_labelled_dataset_reads_its_labels_and_chooses_k_with_an_interval(capsys):
+    code, out, _ = jeval_sweep(str(SAMPLE), "--format", "json", capsys=capsys)
+    found = json.loads(out)
+    assert code == 0 and found["relevance"].startswith("your labels")
+    chosen = found["chosen"]
+    lo, hi = chosen["interval"]
+    assert chosen["recall"] >= 0.8 and lo <= chosen["recall"] <= hi
+    assert chosen["k"] < max(len(c["k"]) for c in found["cases"])  # fewer than every chunk
+
+
+def test_a_price_adds_the_contexts_cost_at_each_k(capsys):
+    code, out, _ = jeval_sweep(str(SEED), "--usd-per-million", "2.5", capsys=capsys)
+    assert code == 0 and "cost (USD)" in out
+
+
+def test_a_pipeline_export_with_retriever_scores_is_swept_by_score_too(capsys):
+    code, out, _ = jeval_sweep(str(LLAMAINDEX), "--format", "json", capsys=capsys)
+    cases = json.loads(out)["cases"]
+    assert code == 0 and all(c["score_cutoffs"] for c in cases)
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["nosuch.json"], "no such file"),
+    ([str(SEED), "--recall", "1.5"], "--recall 1.5: give a level above 0"),
+    ([str(SEED), "--usd-per-million", "-1"], "a price cannot be negative"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, said, capsys):
+    code, out, err = jeval_sweep(*args, capsys=capsys)
+    assert code == 2 and out == "" and said in err and len(err.splitlines()) == 1
