@@ -814,3 +814,14 @@ def test_an_unsure_bar_is_drawn_in_its_own_colour_not_left_out():
     colour = draw.chart(bars, evaluators.get("chunk_relevance"))["layer"][0]["encoding"]["color"]
     assert "unsure" in colour["scale"]["domain"]
     assert len(colour["scale"]["domain"]) == len(colour["scale"]["range"])
+
+
+def test_which_k_reads_every_top_k_from_the_one_scoring():
+    at = app()
+    assert not any("relevant chunk is in the top" in c.value for c in at.caption)  # when opened
+    open_expander(at, "ksweep_open")
+    assert not at.exception
+    said = [c.value for c in at.caption if "relevant chunk is in the top" in c.value]
+    # the seed's labels say context[0] and context[3]: every relevant chunk only at k = 4
+    assert said and "top 4" in said[0] and said[0].startswith("relevance: your labels")
+    assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")

@@ -73,6 +73,7 @@ LIVE_TRY_AGAIN, LIVE_GO_ON = "live_try_again", "live_go_on"  # the live judge's 
 # what is open (each drawn only when open: nothing to draw per edit otherwise)
 REQUEST_OPEN, VERBATIM_OPEN, WHY_OPEN = "request_open", "verbatim_open", "why_open"
 WHATIF_OPEN, PASTE_OPEN = "whatif_open", "paste_open"
+KSWEEP_OPEN = "ksweep_open"  # the Playground's "Which k?" panel
 COMPARE_OPEN, COMPARE_ON = "compare_open", "compare_on"  # judges side by side on this case
 KEEP_RUN = "keep_run"  # keep the scored case as a run
 _CHUNK, _THRESHOLD = "chunk_", "th_"

@@ -8,6 +8,7 @@ import streamlit as st
 
 from jeval_core import Case, JevalError, Report, judges
 from jeval_core.address import Address
+from jeval_core.analysis import k_sweep
 from jeval_core.analysis.labels import on_case
 from jeval_core.case import ChunkMeta
 from jeval_core.evaluators import Evaluator
@@ -103,6 +104,7 @@ def scored(case: Case, chosen: tuple[Evaluator, ...], report: Report, stale: boo
     result_cards(report.results, stale, labelled=True)
     draw.trust(report)
     what_if(report)
+    which_k(case, report)
     names = [n for n, r in report.results.items() if not r.skipped]
     if names:
         if state.get(state.DETAIL) not in names:
@@ -151,6 +153,32 @@ def keep_as_run(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> No
         if said:
             st.caption(inert(said))
 
+
+
+def which_k(case: Case, report: Report) -> None:
+    """Precision@k, recall@k and context tokens at every top-k of this retrieval, read from
+    this one scoring (each chunk's p is its own): the person's labels stand over verdicts."""
+    box = st.expander("Which k? precision and recall at every top-k (the judge is not asked "
+                      "again)", key=state.KSWEEP_OPEN, on_change="rerun")
+    if not box.open:
+        return
+    per_chunk = draw.chunk_rows(report)
+    with box:
+        if not per_chunk:
+            st.caption("Pick chunk_relevance (or contextual_precision) to judge each chunk.")
+            return
+        verdicts = [per_chunk[i].yes if i in per_chunk else None
+                    for i in range(len(case.context))]
+        marks = state.chunk_labels()
+        labels = list(marks) + [None] * (len(case.context) - len(marks))
+        points = k_sweep.sweep(case, k_sweep.relevance_of(case, verdicts, labels))
+        draw.k_sweep_chart(points)
+        basis = ("your labels where given, else the judge's verdicts" if any(
+            m is not None for m in marks) else "the judge's verdicts")
+        best = next((p for p in points if p.recall is not None and p.recall >= 1.0), None)
+        st.caption(f"relevance: {basis}. " + (
+            f"Every relevant chunk is in the top {best.k} ({best.tokens} context tokens of "
+            f"{points[-1].tokens})." if best else "No chunk is relevant: recall is undefined."))
 
 
 def what_if(report: Report) -> None:
