@@ -164,3 +164,15 @@ def test_fit_and_keep_fits_in_its_callback_keeps_the_profile_and_shows_its_figur
     with open_store() as store:
         kept = store.profiles()
     assert kept or any("kept the built-in curve" in shown(c.value) for c in at.caption)
+
+
+def test_a_runs_which_k_reads_the_stored_verdicts_and_chooses_k():
+    at = app()
+    at.session_state["dash_ksweep_open"] = True
+    at.run()
+    assert not at.exception
+    said = [shown(c.value) for c in at.caption if "Smallest k keeping" in shown(c.value)]
+    assert said and "mean recall ≥ 0.80: **k = " in said[0]
+    at.slider(key="dash_ksweep_recall").set_value(1.0).run()
+    stricter = [shown(c.value) for c in at.caption if "mean recall ≥ 1.00" in shown(c.value)]
+    assert stricter  # the level moves the choice, the judge is not asked

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..case import Case
 from ..errors import JevalError
+from ..results import Result
 from ..text import has_text
 from ..token_estimate import estimate
 
@@ -126,3 +127,49 @@ def choose_k(sweeps: Sequence[Sequence[KPoint]], recall_at_least: float,
     lo, hi = np.quantile(boot, [0.025, 0.975])
     return Choice(k=k, recall=float(means[k - 1]), interval=(float(lo), float(hi)),
                   tokens=float(tokens[:, k - 1].mean()), cases=len(defined))
+
+
+@dataclass(frozen=True)
+class MeanPoint:
+    """One k over a dataset's retrievals: the means per retrieval (a retrieval shorter than k
+    keeps all it has; precision and recall over those where they are defined)."""
+
+    k: int
+    precision: float | None
+    recall: float | None
+    tokens: float
+
+
+def means(sweeps: Sequence[Sequence[KPoint]]) -> list[MeanPoint]:
+    """Per k, the mean of every retrieval's figures."""
+    sweeps = [s for s in sweeps if s]
+    if not sweeps:
+        return []
+    out = []
+    for k in range(1, max(len(s) for s in sweeps) + 1):
+        at = [s[min(k, len(s)) - 1] for s in sweeps]
+        precision = [p.precision for p in at if p.precision is not None]
+        recall = [p.recall for p in at if p.recall is not None]
+        out.append(MeanPoint(k, sum(precision) / len(precision) if precision else None,
+                             sum(recall) / len(recall) if recall else None,
+                             sum(p.tokens for p in at) / len(at)))
+    return out
+
+
+def relevance_of_result(case: Case, result: Result | None,
+                        labels: Sequence[bool | None] | None = None) -> list[bool | None]:
+    """Per chunk, from a scored case's chunk relevance result (none: labels alone), the
+    person's label standing over the verdict."""
+    verdicts: list[bool | None] = [None] * len(case.context)
+    if result is not None and not result.skipped:
+        for d in result.details:
+            chunk = d.address.chunk
+            if d.address.whole_chunk and chunk is not None and chunk < len(verdicts):
+                verdicts[chunk] = d.yes
+    return relevance_of(case, verdicts, labels)
+
+
+def of_result(case: Case, result: Result | None,
+              labels: Sequence[bool | None] | None = None) -> list[KPoint]:
+    """A scored case's sweep, from its chunk relevance result."""
+    return sweep(case, relevance_of_result(case, result, labels))

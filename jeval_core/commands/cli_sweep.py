@@ -84,11 +84,9 @@ def main(args: argparse.Namespace) -> int:
         for row_id, case, labels in rows:
             result = score(case, [EVALUATORS["chunk_relevance"]], judge).results[
                 "chunk_relevance"]
-            by_chunk = {int(d.id[2:]): d.yes for d in result.details}
-            verdicts = [by_chunk.get(i) for i in range(len(case.context))]
-            relevant = k_sweep.relevance_of(case, verdicts, labels)
-            sweeps.append((row_id, k_sweep.sweep(case, relevant),
-                           k_sweep.by_score(case, relevant)))
+            relevant = k_sweep.relevance_of_result(case, result, labels)
+            points = k_sweep.sweep(case, relevant)
+            sweeps.append((row_id, points, k_sweep.by_score(case, relevant)))
     finally:
         judge.close()
     chosen = k_sweep.choose_k([s for _, s, _ in sweeps], args.recall)
@@ -126,18 +124,9 @@ def _as_text(sweeps: Sequence[tuple[str, list, list]], chosen: Any, args: argpar
                              *[[f"{p.cutoff:g}", str(p.k), _figure(p.precision),
                                 _figure(p.recall), str(p.tokens)] for p in cutoffs]])
     else:
-        longest = max(len(points) for _, points, _ in sweeps)
-        table = []
-        for k in range(1, longest + 1):
-            at = [points[min(k, len(points)) - 1] for _, points, _ in sweeps]
-            precision = [p.precision for p in at if p.precision is not None]
-            recall = [p.recall for p in at if p.recall is not None]
-            tokens = sum(p.tokens for p in at) / len(at)
-            table.append([str(k), _figure(sum(precision) / len(precision) if precision
-                                          else None),
-                          _figure(sum(recall) / len(recall) if recall else None),
-                          f"{tokens:.0f}"]
-                         + ([f"{k_sweep.cost_usd(tokens, price):.6f}"] if price else []))
+        table = [[str(m.k), _figure(m.precision), _figure(m.recall), f"{m.tokens:.0f}"]
+                 + ([f"{k_sweep.cost_usd(m.tokens, price):.6f}"] if price else [])
+                 for m in k_sweep.means([points for _, points, _ in sweeps])]
         lines.append(f"{len(sweeps)} retrievals; means per retrieval (a shorter one keeps all "
                      "it has):")
         lines += _table([head, *table])

@@ -18,7 +18,7 @@ import streamlit as st
 
 from jeval_core import export, judges
 from jeval_core.address import Address
-from jeval_core.analysis import ranking
+from jeval_core.analysis import k_sweep, ranking
 from jeval_core.analysis.aggregate import RankingSummary
 from jeval_core.case import CONTEXT_META
 from jeval_core.errors import JevalError
@@ -430,6 +430,48 @@ def exports(run: RunSummary, cases: Sequence[CaseRow], keys: Keys) -> None:
                           on_click="ignore", width="stretch", key=keys("jsonl"))
 
 
+def which_k(cases: Sequence[CaseRow], keys: Keys) -> None:
+    """The run's k-sweep: mean precision@k and recall@k over its retrievals from the stored
+    verdicts (labels where a row has them), and the smallest k keeping a chosen recall."""
+    box = st.expander("Which k? precision and recall at every top-k, from this run's verdicts",
+                      key=keys("ksweep_open"), on_change="rerun")
+    if not box.open:
+        return
+    sweeps = []
+    for c in cases:
+        if c.report is None or "chunk_relevance" not in c.report.results:
+            continue
+        labels = c.row.labels if c.row is not None else None
+        sweeps.append(k_sweep.of_result(c.case, c.report.results["chunk_relevance"], labels))
+    with box:
+        if not sweeps:
+            st.caption("No case of this run judged chunk relevance.")
+            return
+        level = st.slider("recall to keep", 0.5, 1.0, 0.8, 0.05, key=keys("ksweep_recall"))
+        mean = k_sweep.means(sweeps)
+        rows = [{"k": m.k, "measure": name, "value": value, "tokens": round(m.tokens)}
+                for m in mean for name, value in (("precision@k", m.precision),
+                                                  ("recall@k", m.recall)) if value is not None]
+        chart = alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
+            x=alt.X("k:O", title="top k (the retrieval's order)", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title=None),
+            color=alt.Color("measure:N", legend=alt.Legend(orient="top", title=None)),
+            tooltip=["k", "measure", alt.Tooltip("value:Q", format=".2f"),
+                     alt.Tooltip("tokens:Q", title="context tokens")]).properties(height=200)
+        st.altair_chart(chart, width="stretch")
+        chosen = k_sweep.choose_k(sweeps, level)
+        if chosen is None:
+            st.caption(f"No k keeps mean recall at {level:.2f} (or no retrieval has a relevant "
+                       "chunk).")
+        else:
+            lo, hi = chosen.interval
+            st.caption(f"Smallest k keeping mean recall ≥ {level:.2f}: **k = {chosen.k}** "
+                       f"(recall {chosen.recall:.2f}, 95% interval {lo:.2f}-{hi:.2f}, over "
+                       f"{plural(chosen.cases, 'retrieval', 'retrievals')} with a relevant "
+                       f"chunk; {chosen.tokens:.0f} context tokens each, against "
+                       f"{mean[-1].tokens:.0f} for every chunk). Labels stand over verdicts.")
+
+
 def run_view(db: Store, run_id: str, keys: Keys) -> RunSummary | None:
     """A stored run: header, aggregate cards, charts, the cases, reasons and exports."""
     try:
@@ -449,6 +491,7 @@ def run_view(db: Store, run_id: str, keys: Keys) -> RunSummary | None:
                          f"first because: {errors[0]}"))
     cards(run)
     charts(run, cases)
+    which_k(cases, keys)
     st.subheader("Agreement with your labels")
     labelling.agreement_table(cases)
     labelling.fit_profile(db, run, cases, keys)
