@@ -176,3 +176,11 @@ def test_a_runs_which_k_reads_the_stored_verdicts_and_chooses_k():
     at.slider(key="dash_ksweep_recall").set_value(1.0).run()
     stricter = [shown(c.value) for c in at.caption if "mean recall ≥ 1.00" in shown(c.value)]
     assert stricter  # the level moves the choice, the judge is not asked
+
+
+def test_two_runs_show_each_metric_in_a_and_b_and_which_reads_worse():
+    two_runs_of_chunk_relevance()  # the same scores, a stricter threshold in B
+    at = app()
+    deltas = next(d.value for d in at.dataframe if "Δ mean" in d.value.columns)
+    row = deltas[deltas["metric"] == "chunk_relevance"].iloc[0]
+    assert row["Δ mean"] == 0 and row["pass B"] < row["pass A"] and row["B"] == "worse"

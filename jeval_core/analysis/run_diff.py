@@ -1,5 +1,8 @@
 """Two stored runs compared case by case: which cases flipped between pass and fail, and the
-reasons each side gave (the Dashboard's "Run A against run B")."""
+reasons each side gave (the Dashboard's "Run A against run B", `jeval diff`); per metric, the
+mean score and pass rate on the cases both scored and which way each moved (a retriever that
+keeps fewer chunks can fail no case overall yet lose grounding); per case, the chunks one
+run retrieved and the other did not, relevant or noise by each run's own verdicts."""
 
 from __future__ import annotations
 
@@ -79,4 +82,99 @@ def diff_runs(a: Sequence[CaseRow], b: Sequence[CaseRow]) -> RunDiff:
                    only_b=sum(1 for cid in second if cid not in first))
 
 
-__all__ = ["Flip", "RunDiff", "diff_runs"]
+@dataclass(frozen=True)
+class MetricDelta:
+    """One evaluator on the cases both runs scored with it."""
+
+    name: str
+    cases: int
+    mean_a: float
+    mean_b: float
+    pass_a: float  # pass rate, over the cases with a verdict
+    pass_b: float
+    to_fail: int  # cases this metric passed in A and fails in B
+    to_pass: int
+    higher_is_better: bool
+
+    @property
+    def worse(self) -> bool:
+        """B reads worse than A: its pass rate fell, or its mean moved the wrong way."""
+        moved = self.mean_b - self.mean_a
+        return self.pass_b < self.pass_a - 1e-9 or (
+            (moved < -1e-9) if self.higher_is_better else (moved > 1e-9))
+
+
+def metric_deltas(a: Sequence[CaseRow], b: Sequence[CaseRow]) -> list[MetricDelta]:
+    """Per evaluator both runs have, on the cases both scored with it (matched by case id)."""
+    second = {row.case_id: row for row in b}
+    pairs: dict[str, list[tuple[Result, Result]]] = {}
+    for x in a:
+        y = second.get(x.case_id)
+        if x.report is None or y is None or y.report is None:
+            continue
+        for name, mine in x.results.items():
+            theirs = y.results.get(name)
+            if theirs is None or mine.skipped or theirs.skipped:
+                continue
+            pairs.setdefault(name, []).append((mine, theirs))
+    out = []
+    for name, both in pairs.items():
+        decided = [(m, t) for m, t in both if m.passed is not None and t.passed is not None]
+        out.append(MetricDelta(
+            name, len(both), sum(m.score for m, _ in both) / len(both),
+            sum(t.score for _, t in both) / len(both),
+            sum(bool(m.passed) for m, _ in decided) / len(decided) if decided else 0.0,
+            sum(bool(t.passed) for _, t in decided) / len(decided) if decided else 0.0,
+            sum(1 for m, t in decided if m.passed and not t.passed),
+            sum(1 for m, t in decided if not m.passed and t.passed),
+            both[0][0].higher_is_better))
+    return out
+
+
+@dataclass(frozen=True)
+class ChunkChange:
+    """One case's retrieval in A against B: chunks (by text) only one run retrieved, each
+    with that run's verdict (True relevant, False noise, None not judged)."""
+
+    case_id: str
+    only_a: tuple[tuple[str, bool | None], ...]
+    only_b: tuple[tuple[str, bool | None], ...]
+
+    @property
+    def relevant_lost(self) -> int:
+        return sum(1 for _, yes in self.only_a if yes)
+
+    @property
+    def noise_added(self) -> int:
+        return sum(1 for _, yes in self.only_b if yes is False)
+
+
+def _chunk_verdicts(row: CaseRow) -> dict[str, bool | None]:
+    out: dict[str, bool | None] = dict.fromkeys(row.case.context)
+    result = row.results.get("chunk_relevance") if row.report is not None else None
+    if result is not None and not result.skipped:
+        for d in result.details:
+            chunk = d.address.chunk
+            if d.address.whole_chunk and chunk is not None and chunk < len(row.case.context):
+                out[row.case.context[chunk]] = d.yes
+    return out
+
+
+def chunk_changes(a: Sequence[CaseRow], b: Sequence[CaseRow]) -> list[ChunkChange]:
+    """The cases whose retrieved chunks differ between the runs, in A's order."""
+    second = {row.case_id: row for row in b}
+    out = []
+    for x in a:
+        y = second.get(x.case_id)
+        if y is None:
+            continue
+        mine, theirs = _chunk_verdicts(x), _chunk_verdicts(y)
+        only_a = tuple((t, v) for t, v in mine.items() if t not in theirs and t.strip())
+        only_b = tuple((t, v) for t, v in theirs.items() if t not in mine and t.strip())
+        if only_a or only_b:
+            out.append(ChunkChange(x.case_id, only_a, only_b))
+    return out
+
+
+__all__ = ["ChunkChange", "Flip", "MetricDelta", "RunDiff", "chunk_changes", "diff_runs",
+           "metric_deltas"]

@@ -186,6 +186,9 @@ def _build_parser() -> _Parser:
     from . import cli_sweep
 
     cli_sweep.add_parser(sub)
+    from . import cli_diff
+
+    cli_diff.add_parser(sub)
 
     models = sub.add_parser("models", help="list the models a server judge's server offers")
     models.add_argument("--judge", default="jev", choices=[

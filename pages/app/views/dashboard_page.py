@@ -193,6 +193,7 @@ def two_runs(db: Store, history: list[RunSummary]) -> None:
     c4.metric("fail → pass", diff.to_pass)
     if diff.only_a or diff.only_b:
         st.caption(f"{diff.only_a} cases only in A, {diff.only_b} only in B (not compared).")
+    metric_deltas(cases_a, cases_b)
     if not diff.flips:
         st.success("No case changed its verdict between these two runs.")
         return
@@ -217,6 +218,34 @@ def two_runs(db: Store, history: list[RunSummary]) -> None:
         case_card(rows_a.get(pick), f"A · {by_id[a].name}")
     with right:
         case_card(rows_b.get(pick), f"B · {by_id[b].name}")
+
+
+def metric_deltas(cases_a: list, cases_b: list) -> None:
+    """Per metric, A against B on the cases both scored: a metric can read worse though no
+    case flips overall (a retriever keeping fewer chunks loses grounding, not chunk precision);
+    and the chunks one run retrieved and the other did not."""
+    deltas = run_diff.metric_deltas(cases_a, cases_b)
+    if deltas:
+        frame = pd.DataFrame([{"metric": d.name, "cases": d.cases, "mean A": d.mean_a,
+                               "mean B": d.mean_b, "Δ mean": d.mean_b - d.mean_a,
+                               "pass A": d.pass_a, "pass B": d.pass_b,
+                               "pass → fail": d.to_fail, "fail → pass": d.to_pass,
+                               "B": "worse" if d.worse else "no worse"} for d in deltas])
+        st.dataframe(frame.style.map(lambda v: f"color: {verdict.BAD}" if v == "worse"
+                                     else "", subset=["B"]),
+                     hide_index=True, width="stretch", key=KEYS("deltas"),
+                     column_config={
+                         **{c: st.column_config.NumberColumn(format="%.2f")
+                            for c in ("mean A", "mean B", "Δ mean")},
+                         **{c: st.column_config.NumberColumn(format="percent")
+                            for c in ("pass A", "pass B")}})
+    changes = run_diff.chunk_changes(cases_a, cases_b)
+    if changes:
+        st.caption(f"{plural(len(changes), 'retrieval differs', 'retrievals differ')}: "
+                   f"{sum(c.relevant_lost for c in changes)} relevant chunks only in A (lost), "
+                   f"{sum(c.noise_added for c in changes)} noise chunks only in B (added), by "
+                   "each run's own verdicts. `jeval diff A B --fail-on-regression` gates it "
+                   "in CI.")
 
 
 # ---- the page --------------------------------------------------------------------------------
