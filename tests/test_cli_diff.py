@@ -90,3 +90,39 @@ def test_metric_deltas_are_the_means_of_the_cases_both_scored(two_runs):
     assert faith.cases == len(scores_a)
     assert faith.mean_a == pytest.approx(sum(scores_a) / len(scores_a))
     assert faith.worse and faith.to_fail > 0
+
+
+def test_a_gate_fails_only_the_metric_it_names_past_its_delta(two_runs, capsys):
+    code, out, _ = jeval_diff(*two_runs, "--fail-on-regression", "faithfulness=-0.05",
+                              capsys=capsys)
+    assert code == 1 and "gates crossed: faithfulness" in out
+    code, out, _ = jeval_diff(*two_runs, "--fail-on-regression", "chunk_relevance=-0.05",
+                              capsys=capsys)
+    assert code == 0 and "no gate crossed" in out  # chunk precision rose
+
+
+def test_the_faithfulness_drop_has_an_interval_that_excludes_zero(two_runs):
+    with open_store() as store:
+        a, b = store.cases(two_runs[0]), store.cases(two_runs[1])
+    faith = next(d for d in run_diff.metric_deltas(a, b) if d.name == "faithfulness")
+    lo, hi = faith.mean_interval
+    assert lo <= faith.mean_b - faith.mean_a <= hi < 0
+
+
+def test_a_run_against_a_rerun_of_itself_moves_nothing_and_passes_the_gate(capsys):
+    judge = LocalJudge()
+    with open_store() as store:
+        a = runs.run_dataset(SAMPLE, judge, store, chosen=CHOSEN).run.id
+        b = runs.run_dataset(SAMPLE, judge, store, chosen=CHOSEN).run.id
+    code, out, _ = jeval_diff(a, b, "--fail-on-regression", "--format", "json", capsys=capsys)
+    found = json.loads(out)
+    assert code == 0 and found["retrievals_changed"] == 0
+    assert all(m["mean_a"] == m["mean_b"] and m["to_fail"] == m["to_pass"] == 0
+               for m in found["metrics"])
+
+
+@pytest.mark.parametrize(("gate", "said"), [("faithfulness", "give METRIC=DELTA"),
+                                            ("nosuch=-0.1", "not a metric both runs scored")])
+def test_a_bad_gate_is_one_line_and_exit_2(two_runs, capsys, gate, said):
+    code, out, err = jeval_diff(*two_runs, "--fail-on-regression", gate, capsys=capsys)
+    assert code == 2 and out == "" and said in err

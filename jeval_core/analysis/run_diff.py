@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from .. import verdicts
 from ..results import Result
 from ..runs.records import CaseRow
@@ -95,6 +97,8 @@ class MetricDelta:
     to_fail: int  # cases this metric passed in A and fails in B
     to_pass: int
     higher_is_better: bool
+    mean_interval: tuple[float, float] = (0.0, 0.0)  # 95% bootstrap of mean B - mean A
+    pass_interval: tuple[float, float] = (0.0, 0.0)  # the same for the pass rate
 
     @property
     def worse(self) -> bool:
@@ -120,6 +124,8 @@ def metric_deltas(a: Sequence[CaseRow], b: Sequence[CaseRow]) -> list[MetricDelt
     out = []
     for name, both in pairs.items():
         decided = [(m, t) for m, t in both if m.passed is not None and t.passed is not None]
+        moved = np.array([t.score - m.score for m, t in both])
+        flipped = np.array([float(bool(t.passed)) - float(bool(m.passed)) for m, t in decided])
         out.append(MetricDelta(
             name, len(both), sum(m.score for m, _ in both) / len(both),
             sum(t.score for _, t in both) / len(both),
@@ -127,14 +133,24 @@ def metric_deltas(a: Sequence[CaseRow], b: Sequence[CaseRow]) -> list[MetricDelt
             sum(bool(t.passed) for _, t in decided) / len(decided) if decided else 0.0,
             sum(1 for m, t in decided if m.passed and not t.passed),
             sum(1 for m, t in decided if not m.passed and t.passed),
-            both[0][0].higher_is_better))
+            both[0][0].higher_is_better, _interval(moved), _interval(flipped)))
     return out
+
+
+def _interval(paired: np.ndarray, resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """95% bootstrap interval of the mean of per-case differences (cases resampled)."""
+    if not len(paired):
+        return (0.0, 0.0)
+    picks = np.random.default_rng(seed).integers(0, len(paired), (resamples, len(paired)))
+    lo, hi = np.quantile(paired[picks].mean(axis=1), [0.025, 0.975])
+    return (float(lo), float(hi))
 
 
 @dataclass(frozen=True)
 class ChunkChange:
-    """One case's retrieval in A against B: chunks (by text) only one run retrieved, each
-    with that run's verdict (True relevant, False noise, None not judged)."""
+    """One case's retrieval in A against B: chunks (matched by the pipeline's chunk id, else
+    by text) only one run retrieved, each with that run's verdict (True relevant, False noise,
+    None not judged)."""
 
     case_id: str
     only_a: tuple[tuple[str, bool | None], ...]
@@ -149,14 +165,21 @@ class ChunkChange:
         return sum(1 for _, yes in self.only_b if yes is False)
 
 
-def _chunk_verdicts(row: CaseRow) -> dict[str, bool | None]:
-    out: dict[str, bool | None] = dict.fromkeys(row.case.context)
+def _chunk_verdicts(row: CaseRow) -> dict[str, tuple[str, bool | None]]:
+    """Per chunk, keyed by the pipeline's chunk id where it gave one, else by its text: the
+    text and this run's verdict."""
+    case = row.case
+    keys = [(m.id if (m := case.chunk_meta(i)) is not None and m.id else f"text:{t}")
+            for i, t in enumerate(case.context)]
+    out: dict[str, tuple[str, bool | None]] = {
+        k: (t, None) for k, t in zip(keys, case.context, strict=True) if t.strip()}
     result = row.results.get("chunk_relevance") if row.report is not None else None
     if result is not None and not result.skipped:
         for d in result.details:
             chunk = d.address.chunk
-            if d.address.whole_chunk and chunk is not None and chunk < len(row.case.context):
-                out[row.case.context[chunk]] = d.yes
+            if d.address.whole_chunk and chunk is not None and chunk < len(keys) \
+                    and keys[chunk] in out:
+                out[keys[chunk]] = (case.context[chunk], d.yes)
     return out
 
 
@@ -169,8 +192,8 @@ def chunk_changes(a: Sequence[CaseRow], b: Sequence[CaseRow]) -> list[ChunkChang
         if y is None:
             continue
         mine, theirs = _chunk_verdicts(x), _chunk_verdicts(y)
-        only_a = tuple((t, v) for t, v in mine.items() if t not in theirs and t.strip())
-        only_b = tuple((t, v) for t, v in theirs.items() if t not in mine and t.strip())
+        only_a = tuple(v for k, v in mine.items() if k not in theirs)
+        only_b = tuple(v for k, v in theirs.items() if k not in mine)
         if only_a or only_b:
             out.append(ChunkChange(x.case_id, only_a, only_b))
     return out

@@ -228,6 +228,8 @@ def metric_deltas(cases_a: list, cases_b: list) -> None:
     if deltas:
         frame = pd.DataFrame([{"metric": d.name, "cases": d.cases, "mean A": d.mean_a,
                                "mean B": d.mean_b, "Δ mean": d.mean_b - d.mean_a,
+                               "95% interval": f"{d.mean_interval[0]:+.2f} to "
+                                               f"{d.mean_interval[1]:+.2f}",
                                "pass A": d.pass_a, "pass B": d.pass_b,
                                "pass → fail": d.to_fail, "fail → pass": d.to_pass,
                                "B": "worse" if d.worse else "no worse"} for d in deltas])
