@@ -184,3 +184,28 @@ def test_two_runs_show_each_metric_in_a_and_b_and_which_reads_worse():
     deltas = next(d.value for d in at.dataframe if "Δ mean" in d.value.columns)
     row = deltas[deltas["metric"] == "chunk_relevance"].iloc[0]
     assert row["Δ mean"] == 0 and row["pass B"] < row["pass A"] and row["B"] == "worse"
+
+
+def test_a_runs_noise_is_traced_and_near_duplicates_counted():
+    at = app()
+    at.session_state["dash_noise_open"] = True
+    at.run()
+    assert not at.exception
+    captions = [shown(c.value) for c in at.caption]
+    assert any(c.startswith("Near-duplicates: 0 of ") for c in captions)
+    assert any("By source document: the pipeline gave none" in c for c in captions)
+
+
+def test_a_pipeline_runs_noise_is_shown_by_source_and_score_range():
+    export = datasets.load(ROOT / "assets" / "pipelines" / "llamaindex" / "responses.json")
+    with open_store() as store:
+        runs.run_dataset(export, judges.get("local"), store,
+                         chosen=[EVALUATORS["chunk_relevance"]])
+    at = app()
+    at.session_state["dash_noise_open"] = True
+    at.run()
+    tables = [d.value for d in at.dataframe if "of the relevant chunks" in d.value.columns]
+    assert len(tables) == 2  # by source, by score range
+    by_source, by_score = tables
+    assert "webhooks.md" in set(by_source["group"]) and by_source["chunks"].sum() == 12
+    assert by_score["chunks"].sum() == 12

@@ -61,3 +61,14 @@ def test_a_pipeline_export_with_retriever_scores_is_swept_by_score_too(capsys):
 def test_bad_input_is_one_line_and_exit_2(args, said, capsys):
     code, out, err = jeval_sweep(*args, capsys=capsys)
     assert code == 2 and out == "" and said in err and len(err.splitlines()) == 1
+
+
+def test_the_noise_is_traced_to_its_sources_and_score_ranges(capsys):
+    code, out, _ = jeval_sweep(str(LLAMAINDEX), capsys=capsys)
+    assert code == 0 and "where the noise comes from:" in out
+    assert "  by source:" in out and "  by retriever score:" in out
+    code, out, _ = jeval_sweep(str(LLAMAINDEX), "--format", "json", capsys=capsys)
+    found = json.loads(out)["noise"]
+    chunks = sum(g["chunks"] for g in found["by_source"])
+    assert chunks == sum(g["chunks"] for g in found["by_score"]) == \
+        found["near_duplicates"]["chunks"]

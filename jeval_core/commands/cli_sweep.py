@@ -80,12 +80,14 @@ def main(args: argparse.Namespace) -> int:
     rows = _rows(args.file)
     judge = chosen_judge(args)
     sweeps: list[tuple[str, list[k_sweep.KPoint], list[k_sweep.KPoint]]] = []
+    judged: list[tuple[Any, list[bool | None]]] = []
     try:
         for row_id, case, labels in rows:
             result = score(case, [EVALUATORS["chunk_relevance"]], judge).results[
                 "chunk_relevance"]
             relevant = k_sweep.relevance_of_result(case, result, labels)
             points = k_sweep.sweep(case, relevant)
+            judged.append((case, relevant))
             sweeps.append((row_id, points, k_sweep.by_score(case, relevant)))
     finally:
         judge.close()
@@ -93,10 +95,45 @@ def main(args: argparse.Namespace) -> int:
     basis = ("your labels where given, else the judge's verdicts"
              if any(labels is not None for *_, labels in rows) else "the judge's verdicts")
     if args.format == "json":
-        print(json.dumps(_as_json(sweeps, chosen, args, basis), ensure_ascii=False))
+        print(json.dumps({**_as_json(sweeps, chosen, args, basis),
+                          "noise": _noise_json(judged)}, ensure_ascii=False))
     else:
-        print(_as_text(sweeps, chosen, args, basis))
+        print(_as_text(sweeps, chosen, args, basis) + "\n" + _noise_text(judged))
     return SCORED
+
+
+def _noise_json(judged: Sequence[Any]) -> dict:
+    from dataclasses import asdict
+
+    from ..analysis import noise
+
+    return {"by_source": [asdict(g) for g in noise.by_source(judged)],
+            "by_score": [asdict(g) for g in noise.by_score(judged)],
+            "near_duplicates": asdict(noise.wasted(judged))}
+
+
+def _noise_text(judged: Sequence[Any]) -> str:
+    """Where the noise comes from: by source and by score range (when the pipeline gave
+    them), and the slots near-duplicates take."""
+    from ..analysis import noise
+    from ..text import plural
+
+    lines = ["where the noise comes from:"]
+    for title, groups in (("by source", noise.by_source(judged)),
+                          ("by retriever score", noise.by_score(judged))):
+        if not groups or (len(groups) == 1 and groups[0].name == noise.NO_SOURCE):
+            continue
+        lines += [f"  {title}:"] + [
+            f"    {g.name}: {plural(g.chunks, 'chunk', 'chunks')}, {g.noise_share:.0%} noise, "
+            f"{g.share_of_relevant:.0%} of the relevant ones" for g in groups[:10]]
+    waste = noise.wasted(judged)
+    per_unit = ("" if waste.precision_per_unit is None else
+                f"; precision per chunk {waste.precision_per_chunk:.2f}, per distinct unit "
+                f"{waste.precision_per_unit:.2f}")
+    lines.append(f"  near-duplicates: {waste.duplicates} of {waste.chunks} judged chunks repeat "
+                 f"another of their retrieval ({waste.retrievals_with_duplicates} retrievals)"
+                 + per_unit)
+    return "\n".join(lines)
 
 
 def _figure(value: float | None) -> str:

@@ -18,7 +18,7 @@ import streamlit as st
 
 from jeval_core import export, judges
 from jeval_core.address import Address
-from jeval_core.analysis import k_sweep, ranking
+from jeval_core.analysis import k_sweep, noise, ranking
 from jeval_core.analysis.aggregate import RankingSummary
 from jeval_core.case import CONTEXT_META
 from jeval_core.errors import JevalError
@@ -437,12 +437,7 @@ def which_k(cases: Sequence[CaseRow], keys: Keys) -> None:
                       key=keys("ksweep_open"), on_change="rerun")
     if not box.open:
         return
-    sweeps = []
-    for c in cases:
-        if c.report is None or "chunk_relevance" not in c.report.results:
-            continue
-        labels = c.row.labels if c.row is not None else None
-        sweeps.append(k_sweep.of_result(c.case, c.report.results["chunk_relevance"], labels))
+    sweeps = [k_sweep.sweep(case, relevant) for case, relevant in judged_chunks(cases)]
     with box:
         if not sweeps:
             st.caption("No case of this run judged chunk relevance.")
@@ -472,6 +467,48 @@ def which_k(cases: Sequence[CaseRow], keys: Keys) -> None:
                        f"{mean[-1].tokens:.0f} for every chunk). Labels stand over verdicts.")
 
 
+def judged_chunks(cases: Sequence[CaseRow]) -> list[tuple[Any, list[bool | None]]]:
+    """Each scored retrieval with its chunks' relevance (labels over the stored verdicts)."""
+    return [(c.case, k_sweep.relevance_of_result(c.case, c.report.results["chunk_relevance"],
+                                                 c.row.labels if c.row is not None else None))
+            for c in cases if c.report is not None and "chunk_relevance" in c.report.results]
+
+
+def where_noise(cases: Sequence[CaseRow], keys: Keys) -> None:
+    """Noise by source document and by retriever-score range, and near-duplicate chunks."""
+    box = st.expander("Where the noise comes from: by source, by retriever score, "
+                      "near-duplicates", key=keys("noise_open"), on_change="rerun")
+    if not box.open:
+        return
+    judged = judged_chunks(cases)
+    with box:
+        if not judged:
+            st.caption("No case of this run judged chunk relevance.")
+            return
+        for title, groups in (("By source document", noise.by_source(judged)),
+                              ("By the retriever's score", noise.by_score(judged))):
+            if not groups or (len(groups) == 1 and groups[0].name == noise.NO_SOURCE):
+                st.caption(f"{title}: the pipeline gave none (import its export with "
+                           "`jeval import` to keep them).")
+                continue
+            st.markdown(f"**{title}**")
+            st.dataframe(pd.DataFrame([{"group": g.name, "chunks": g.chunks,
+                                        "noise": g.noise_share,
+                                        "of the relevant chunks": g.share_of_relevant}
+                                       for g in groups]),
+                         hide_index=True, width="stretch",
+                         column_config={c: st.column_config.NumberColumn(format="percent")
+                                        for c in ("noise", "of the relevant chunks")})
+        waste = noise.wasted(judged)
+        per_unit = ("" if waste.precision_per_unit is None else
+                    f" Precision per chunk {waste.precision_per_chunk:.2f}, per distinct unit "
+                    f"{waste.precision_per_unit:.2f}.")
+        st.caption(f"Near-duplicates: {waste.duplicates} of {waste.chunks} judged chunks repeat "
+                   f"another chunk of their retrieval "
+                   f"({plural(waste.retrievals_with_duplicates, 'retrieval', 'retrievals')})."
+                   + per_unit)
+
+
 def run_view(db: Store, run_id: str, keys: Keys) -> RunSummary | None:
     """A stored run: header, aggregate cards, charts, the cases, reasons and exports."""
     try:
@@ -492,6 +529,7 @@ def run_view(db: Store, run_id: str, keys: Keys) -> RunSummary | None:
     cards(run)
     charts(run, cases)
     which_k(cases, keys)
+    where_noise(cases, keys)
     st.subheader("Agreement with your labels")
     labelling.agreement_table(cases)
     labelling.fit_profile(db, run, cases, keys)
