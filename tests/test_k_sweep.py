@@ -98,3 +98,34 @@ def test_a_dataset_keeps_the_fewest_chunks_that_reach_the_recall_asked():
 def test_a_verdict_per_chunk_is_required():
     with pytest.raises(Exception, match="one verdict per chunk"):
         k_sweep.relevance_of(load_case("jev_pricing"), [True])
+
+
+@pytest.mark.parametrize("name", ["sample.jsonl", "labelled_helpdesk.jsonl"])
+@pytest.mark.parametrize("level", [0.7, 0.8])
+def test_a_k_chosen_on_half_the_labelled_retrievals_holds_on_the_other_half(name, level):
+    from jeval_core.calibration.fitting import held_out_part
+
+    rows = [r for r in datasets.load(ROOT / "assets" / "datasets" / name).rows
+            if r.labels is not None]
+    swept = {r.id: k_sweep.sweep(r.case, k_sweep.relevance_of(
+        r.case, [None] * len(r.case.context), r.labels)) for r in rows}
+    chosen_on = [swept[r.id] for r in rows if held_out_part(r.id, 5)]  # split by id's sha1
+    other = [swept[r.id] for r in rows if not held_out_part(r.id, 5)]
+    chosen = k_sweep.choose_k(chosen_on, level)
+    assert chosen is not None and len(chosen_on) >= 19 and len(other) >= 22
+    lo, hi = chosen.interval
+    assert lo <= k_sweep.means(other)[chosen.k - 1].recall <= hi
+
+
+def test_the_highest_score_cutoff_that_keeps_the_recall_asked_is_chosen():
+    judged = [(r.case, [True, True, False, False]) for r in LLAMAINDEX.rows]
+    chosen = k_sweep.choose_cutoff(judged, 1.0)
+    assert chosen is not None and chosen.recall == 1.0
+    for case, relevant in judged:  # every relevant chunk is kept at the cutoff
+        metas = [case.chunk_meta(i) for i in range(len(case.context))]
+        assert all(m is None or m.score is None or m.score >= chosen.cutoff
+                   for m, r in zip(metas, relevant, strict=True) if r)
+    looser = k_sweep.choose_cutoff(judged, 0.5)
+    assert looser.cutoff >= chosen.cutoff and looser.tokens <= chosen.tokens
+    assert k_sweep.choose_cutoff([(load_case("jev_pricing"), [True, False, False, True])],
+                                 0.5) is None  # no retriever scores

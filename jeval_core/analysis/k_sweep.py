@@ -173,3 +173,47 @@ def of_result(case: Case, result: Result | None,
               labels: Sequence[bool | None] | None = None) -> list[KPoint]:
     """A scored case's sweep, from its chunk relevance result."""
     return sweep(case, relevance_of_result(case, result, labels))
+
+
+@dataclass(frozen=True)
+class CutoffChoice:
+    """The highest retriever-score cutoff (the fewest tokens) whose mean recall over a
+    dataset's retrievals reaches the level asked, with a bootstrap interval."""
+
+    cutoff: float
+    recall: float
+    interval: tuple[float, float]
+    tokens: float  # mean context tokens per retrieval kept at the cutoff
+    cases: int
+
+
+def choose_cutoff(judged: Sequence[tuple[Case, Sequence[bool | None]]], recall_at_least: float,
+                  resamples: int = 1000, seed: int = 0) -> CutoffChoice | None:
+    """Across a dataset's retrievals (one retriever, one score scale): keep the chunks scored
+    at least the cutoff. A chunk without a score is kept (nothing says to drop it). None when
+    no chunk has a score, no retrieval has a relevant chunk, or no cutoff reaches the level."""
+    rows = []
+    for case, relevant in judged:
+        total = sum(1 for r in relevant if r)
+        if not total:
+            continue
+        scores = [m.score if (m := case.chunk_meta(i)) is not None else None
+                  for i in range(len(case.context))]
+        tokens = [estimate(c) if has_text(c) else 0 for c in case.context]
+        rows.append((scores, relevant, tokens, total))
+    known = sorted({s for scores, *_ in rows for s in scores if s is not None}, reverse=True)
+    if not rows or not known:
+        return None
+    for cutoff in known:
+        recall = np.array([sum(1 for s, r in zip(scores, relevant, strict=True)
+                               if r and (s is None or s >= cutoff)) / total
+                           for scores, relevant, _, total in rows])
+        if recall.mean() >= recall_at_least - 1e-12:
+            tokens = np.mean([sum(t for s, t in zip(scores, tok, strict=True)
+                                  if s is None or s >= cutoff)
+                              for scores, _, tok, _ in rows])
+            picks = np.random.default_rng(seed).integers(0, len(rows), (resamples, len(rows)))
+            lo, hi = np.quantile(recall[picks].mean(axis=1), [0.025, 0.975])
+            return CutoffChoice(float(cutoff), float(recall.mean()), (float(lo), float(hi)),
+                                float(tokens), len(rows))
+    return None

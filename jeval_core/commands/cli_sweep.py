@@ -92,13 +92,22 @@ def main(args: argparse.Namespace) -> int:
     finally:
         judge.close()
     chosen = k_sweep.choose_k([s for _, s, _ in sweeps], args.recall)
+    cutoff = k_sweep.choose_cutoff(judged, args.recall)
     basis = ("your labels where given, else the judge's verdicts"
              if any(labels is not None for *_, labels in rows) else "the judge's verdicts")
     if args.format == "json":
         print(json.dumps({**_as_json(sweeps, chosen, args, basis),
+                          "chosen_cutoff": None if cutoff is None else {
+                              "cutoff": cutoff.cutoff, "recall": cutoff.recall,
+                              "interval": list(cutoff.interval), "tokens": cutoff.tokens,
+                              "cases": cutoff.cases},
                           "noise": _noise_json(judged)}, ensure_ascii=False))
     else:
-        print(_as_text(sweeps, chosen, args, basis) + "\n" + _noise_text(judged))
+        said = "" if cutoff is None else (
+            f"\nhighest retriever-score cutoff keeping mean recall ≥ {args.recall:g}: "
+            f"{cutoff.cutoff:g} (recall {cutoff.recall:.2f} [{cutoff.interval[0]:.2f}, "
+            f"{cutoff.interval[1]:.2f}]; {cutoff.tokens:.0f} context tokens each)")
+        print(_as_text(sweeps, chosen, args, basis) + said + "\n" + _noise_text(judged))
     return SCORED
 
 
