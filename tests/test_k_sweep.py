@@ -118,7 +118,8 @@ def test_a_k_chosen_on_half_the_labelled_retrievals_holds_on_the_other_half(name
 
 
 def test_the_highest_score_cutoff_that_keeps_the_recall_asked_is_chosen():
-    judged = [(r.case, [True, True, False, False]) for r in LLAMAINDEX.rows]
+    judged = [(r.case, [True, True] + [False] * (len(r.case.context) - 2))
+              for r in LLAMAINDEX.rows]
     chosen = k_sweep.choose_cutoff(judged, 1.0)
     assert chosen is not None and chosen.recall == 1.0
     for case, relevant in judged:  # every relevant chunk is kept at the cutoff
