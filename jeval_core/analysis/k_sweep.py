@@ -101,6 +101,7 @@ class Choice:
     interval: tuple[float, float]
     tokens: float  # mean context tokens per retrieval at k
     cases: int  # retrievals with at least one relevant chunk (recall is defined)
+    tokens_every: float = 0.0  # mean context tokens of those retrievals' every chunk
 
 
 def choose_k(sweeps: Sequence[Sequence[KPoint]], recall_at_least: float,
@@ -126,7 +127,8 @@ def choose_k(sweeps: Sequence[Sequence[KPoint]], recall_at_least: float,
     boot = recall[picks, k - 1].mean(axis=1)
     lo, hi = np.quantile(boot, [0.025, 0.975])
     return Choice(k=k, recall=float(means[k - 1]), interval=(float(lo), float(hi)),
-                  tokens=float(tokens[:, k - 1].mean()), cases=len(defined))
+                  tokens=float(tokens[:, k - 1].mean()), cases=len(defined),
+                  tokens_every=float(tokens[:, -1].mean()))
 
 
 @dataclass(frozen=True)

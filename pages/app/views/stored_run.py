@@ -452,7 +452,7 @@ def which_k(cases: Sequence[CaseRow], keys: Keys) -> None:
             y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title=None),
             color=alt.Color("measure:N", legend=alt.Legend(orient="top", title=None)),
             tooltip=["k", "measure", alt.Tooltip("value:Q", format=".2f"),
-                     alt.Tooltip("tokens:Q", title="context tokens")]).properties(height=200)
+                     alt.Tooltip("tokens:Q", title="context tokens")]).properties(height=320)
         st.altair_chart(chart, width="stretch")
         chosen = k_sweep.choose_k(sweeps, level)
         if chosen is None:
@@ -464,7 +464,8 @@ def which_k(cases: Sequence[CaseRow], keys: Keys) -> None:
                        f"(recall {chosen.recall:.2f}, 95% interval {lo:.2f}-{hi:.2f}, over "
                        f"{plural(chosen.cases, 'retrieval', 'retrievals')} with a relevant "
                        f"chunk; {chosen.tokens:.0f} context tokens each, against "
-                       f"{mean[-1].tokens:.0f} for every chunk). Labels stand over verdicts.")
+                       f"{chosen.tokens_every:.0f} for every chunk). Labels stand over "
+                       "verdicts.")
 
 
 def judged_chunks(cases: Sequence[CaseRow]) -> list[tuple[Any, list[bool | None]]]:
