@@ -72,3 +72,17 @@ def test_the_noise_is_traced_to_its_sources_and_score_ranges(capsys):
     chunks = sum(g["chunks"] for g in found["by_source"])
     assert chunks == sum(g["chunks"] for g in found["by_score"]) == \
         found["near_duplicates"]["chunks"]
+
+
+def test_the_hosted_judge_is_asked_once_per_retrieval_whatever_the_ks(monkeypatch, capsys):
+    from jevcompat.mock import MockConfig, Running
+
+    key = "sk-sweep-test-5678"
+    config = MockConfig(key=key)
+    monkeypatch.setenv("TYPESAFE_API_KEY", key)
+    with Running(config) as server:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", server.url)  # the key is for this server
+        code, out, err = jeval_sweep(str(LLAMAINDEX), "--judge", "jev", capsys=capsys)
+    assert (code, err) == (0, "") and "k  precision@k" in out
+    assert config.requests == 3  # the export's three retrievals, one request each
+    assert key not in out
