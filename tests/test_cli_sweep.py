@@ -86,3 +86,18 @@ def test_the_hosted_judge_is_asked_once_per_retrieval_whatever_the_ks(monkeypatc
     assert (code, err) == (0, "") and "k  precision@k" in out
     assert config.requests == 3  # the export's three retrievals, one request each
     assert key not in out
+
+
+def test_an_offline_judge_says_how_much_of_the_answer_the_first_k_chunks_support(capsys):
+    from jeval_core.evaluators import EVALUATORS
+    from jeval_core.inputs import casefile
+    from jeval_core.judges.local import LocalJudge
+    from jeval_core.scoring import score
+
+    code, out, _ = jeval_sweep(str(SEED), "--format", "json", capsys=capsys)
+    points = json.loads(out)["cases"][0]["k"]
+    case = casefile.decode(SEED.read_bytes(), SEED.name).case
+    whole = score(case, [EVALUATORS["faithfulness"]], LocalJudge()).results["faithfulness"]
+    assert code == 0 and points[-1]["supported"] == whole.score  # every chunk: the case itself
+    # the seed's answer says the legacy endpoint billed output: only context[3] says so
+    assert [p["supported"] for p in points] == [0.5, 0.5, 0.5, 1.0]

@@ -15,7 +15,7 @@ is at least the cutoff, for pipelines that keep chunks by score rather than by c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -36,6 +36,18 @@ class KPoint:
     recall: float | None  # relevant kept / relevant in the whole retrieval; None when none is
     tokens: int  # the kept chunks' text, as a generator reads it
     cutoff: float | None = None
+    supported: float | None = None  # share of the answer's sentences the first k support
+
+
+def cut(case: Case, k: int) -> Case:
+    """The retrieval cut to its first k chunks (their metadata kept)."""
+    return replace(case, context=case.context[:k], context_meta=case.context_meta[:k])
+
+
+def with_support(points: Sequence[KPoint], supported: Sequence[float | None]) -> list[KPoint]:
+    """The sweep with each k's share of supported answer sentences (faithfulness of the
+    answer against the first k chunks), read by an offline judge: no request is made."""
+    return [replace(p, supported=s) for p, s in zip(points, supported, strict=True)]
 
 
 def relevance_of(case: Case, verdicts: Sequence[bool | None],
@@ -140,6 +152,7 @@ class MeanPoint:
     precision: float | None
     recall: float | None
     tokens: float
+    supported: float | None = None
 
 
 def means(sweeps: Sequence[Sequence[KPoint]]) -> list[MeanPoint]:
@@ -152,9 +165,11 @@ def means(sweeps: Sequence[Sequence[KPoint]]) -> list[MeanPoint]:
         at = [s[min(k, len(s)) - 1] for s in sweeps]
         precision = [p.precision for p in at if p.precision is not None]
         recall = [p.recall for p in at if p.recall is not None]
+        supported = [p.supported for p in at if p.supported is not None]
         out.append(MeanPoint(k, sum(precision) / len(precision) if precision else None,
                              sum(recall) / len(recall) if recall else None,
-                             sum(p.tokens for p in at) / len(at)))
+                             sum(p.tokens for p in at) / len(at),
+                             sum(supported) / len(supported) if supported else None))
     return out
 
 

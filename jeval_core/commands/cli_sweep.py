@@ -77,8 +77,11 @@ def main(args: argparse.Namespace) -> int:
                         "0.8")
     if args.usd_per_million is not None and args.usd_per_million < 0:
         raise CaseError("--usd-per-million: a price cannot be negative")
+    from .. import judges
+
     rows = _rows(args.file)
     judge = chosen_judge(args)
+    offline = judges.entry(args.judge).offline
     sweeps: list[tuple[str, list[k_sweep.KPoint], list[k_sweep.KPoint]]] = []
     judged: list[tuple[Any, list[bool | None]]] = []
     try:
@@ -87,6 +90,11 @@ def main(args: argparse.Namespace) -> int:
                 "chunk_relevance"]
             relevant = k_sweep.relevance_of_result(case, result, labels)
             points = k_sweep.sweep(case, relevant)
+            if offline and case.output.strip():
+                # The answer read again against the first k chunks: offline, no request.
+                points = k_sweep.with_support(points, [_supported(
+                    score(k_sweep.cut(case, p.k), [EVALUATORS["faithfulness"]], judge))
+                    for p in points])
             judged.append((case, relevant))
             sweeps.append((row_id, points, k_sweep.by_score(case, relevant)))
     finally:
@@ -145,6 +153,11 @@ def _noise_text(judged: Sequence[Any]) -> str:
     return "\n".join(lines)
 
 
+def _supported(report: Any) -> float | None:
+    result = report.results.get("faithfulness")
+    return None if result is None or result.skipped else float(result.score)
+
+
 def _figure(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
@@ -156,13 +169,15 @@ def _as_text(sweeps: Sequence[tuple[str, list, list]], chosen: Any, args: argpar
 
     price = args.usd_per_million
     lines = [f"relevance: {basis}; judge {args.judge}; one scoring per case"]
-    head = ["k", "precision@k", "recall@k", "tokens"] + (["cost (USD)"] if price else [])
+    support = any(p.supported is not None for _, points, _ in sweeps for p in points)
+    head = (["k", "precision@k", "recall@k", "tokens"] + (["cost (USD)"] if price else [])
+            + (["supported@k"] if support else []))
     if len(sweeps) == 1:
         row_id, points, cutoffs = sweeps[0]
         lines.append(f"== {one_line(row_id, 80)}")
         table = [[str(p.k), _figure(p.precision), _figure(p.recall), str(p.tokens)]
                  + ([f"{k_sweep.cost_usd(p.tokens, price):.6f}"] if price else [])
-                 for p in points]
+                 + ([_figure(p.supported)] if support else []) for p in points]
         lines += _table([head, *table])
         if cutoffs:
             lines.append("by the retriever's score (chunks scored at least the cutoff kept):")
@@ -172,6 +187,7 @@ def _as_text(sweeps: Sequence[tuple[str, list, list]], chosen: Any, args: argpar
     else:
         table = [[str(m.k), _figure(m.precision), _figure(m.recall), f"{m.tokens:.0f}"]
                  + ([f"{k_sweep.cost_usd(m.tokens, price):.6f}"] if price else [])
+                 + ([_figure(m.supported)] if support else [])
                  for m in k_sweep.means([points for _, points, _ in sweeps])]
         lines.append(f"{len(sweeps)} retrievals; means per retrieval (a shorter one keeps all "
                      "it has):")
