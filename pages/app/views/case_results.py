@@ -17,8 +17,8 @@ from jeval_core.scoring import DetailRow
 from pages.app import case as editing
 from pages.app import custom, resources, state
 from pages.app.scoring_policy import is_stale, offline_judge, score_offline
+from pages.app.views import k_chart, verdict
 from pages.app.views import report as draw
-from pages.app.views import verdict
 from pages.app.views.card import result_cards
 from pages.app.views.case_editor import case_payload
 from pages.app.views.text import chunk_source, inert
@@ -172,7 +172,7 @@ def which_k(case: Case, report: Report) -> None:
         marks = state.chunk_labels()
         labels = list(marks) + [None] * (len(case.context) - len(marks))
         points = k_sweep.sweep(case, k_sweep.relevance_of(case, verdicts, labels))
-        draw.k_sweep_chart(points)
+        k_chart.chart(points, key="k_sweep")
         basis = ("your labels where given, else the judge's verdicts" if any(
             m is not None for m in marks) else "the judge's verdicts")
         best = next((p for p in points if p.recall is not None and p.recall >= 1.0), None)

@@ -457,25 +457,3 @@ def request_panel(report: Report) -> None:
         st.code(json.dumps(packed.body, indent=2, ensure_ascii=False), language="json",
                 height=360, wrap_lines=True)
 
-
-def k_sweep_chart(points: list) -> None:
-    """Precision@k and recall@k against k, one line each, with each k's context tokens in
-    the tooltip: the k a retrieval needed, at a glance (drawn only when its panel is open)."""
-    import altair as alt
-    import pandas as pd
-
-    rows = [{"k": p.k, "measure": name, "value": value, "tokens": p.tokens}
-            for p in points for name, value in (("precision@k", p.precision),
-                                                ("recall@k", p.recall)) if value is not None]
-    if not rows:
-        st.caption("Nothing judged to sweep.")
-        return
-    chart = alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
-        x=alt.X("k:O", title="top k (the retrieval's order)", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title=None),
-        color=alt.Color("measure:N", legend=alt.Legend(orient="top", title=None),
-                        scale=alt.Scale(domain=["precision@k", "recall@k"],
-                                        range=["#4a6fa5", verdict.GOOD])),
-        tooltip=["k", "measure", alt.Tooltip("value:Q", format=".2f"),
-                 alt.Tooltip("tokens:Q", title="context tokens")]).properties(height=320)
-    st.altair_chart(chart, width="stretch", key="k_sweep")

@@ -28,7 +28,7 @@ from jeval_core.runs.records import CaseRow, RunSummary
 from jeval_core.runs.store import Store
 from jeval_core.text import one_line
 from pages.app.state import Keys
-from pages.app.views import labelling, verdict
+from pages.app.views import k_chart, labelling, verdict
 from pages.app.views.boundary import error_line
 from pages.app.views.card import case_card
 from pages.app.views.text import chunk_source, inert, number, percent, plural
@@ -443,17 +443,7 @@ def which_k(cases: Sequence[CaseRow], keys: Keys) -> None:
             st.caption("No case of this run judged chunk relevance.")
             return
         level = st.slider("recall to keep", 0.5, 1.0, 0.8, 0.05, key=keys("ksweep_recall"))
-        mean = k_sweep.means(sweeps)
-        rows = [{"k": m.k, "measure": name, "value": value, "tokens": round(m.tokens)}
-                for m in mean for name, value in (("precision@k", m.precision),
-                                                  ("recall@k", m.recall)) if value is not None]
-        chart = alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
-            x=alt.X("k:O", title="top k (the retrieval's order)", axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title=None),
-            color=alt.Color("measure:N", legend=alt.Legend(orient="top", title=None)),
-            tooltip=["k", "measure", alt.Tooltip("value:Q", format=".2f"),
-                     alt.Tooltip("tokens:Q", title="context tokens")]).properties(height=320)
-        st.altair_chart(chart, width="stretch")
+        k_chart.chart(k_sweep.means(sweeps), key=keys("ksweep_chart"))
         chosen = k_sweep.choose_k(sweeps, level)
         if chosen is None:
             st.caption(f"No k keeps mean recall at {level:.2f} (or no retrieval has a relevant "
