@@ -98,7 +98,7 @@ def by_score(case: Case, relevant: Sequence[bool | None]) -> list[KPoint]:
     return out
 
 
-def cost_usd(tokens: int, usd_per_million: float) -> float:
+def cost_usd(tokens: float, usd_per_million: float) -> float:
     """What a generator charging `usd_per_million` input tokens is paid for `tokens`."""
     return tokens * usd_per_million / 1e6
 
@@ -226,11 +226,11 @@ def choose_cutoff(judged: Sequence[tuple[Case, Sequence[bool | None]]], recall_a
                                if r and (s is None or s >= cutoff)) / total
                            for scores, relevant, _, total in rows])
         if recall.mean() >= recall_at_least - 1e-12:
-            tokens = np.mean([sum(t for s, t in zip(scores, tok, strict=True)
-                                  if s is None or s >= cutoff)
-                              for scores, _, tok, _ in rows])
+            kept_tokens = float(np.mean([sum(t for s, t in zip(scores, tok, strict=True)
+                                             if s is None or s >= cutoff)
+                                         for scores, _, tok, _ in rows]))
             picks = np.random.default_rng(seed).integers(0, len(rows), (resamples, len(rows)))
             lo, hi = np.quantile(recall[picks].mean(axis=1), [0.025, 0.975])
             return CutoffChoice(float(cutoff), float(recall.mean()), (float(lo), float(hi)),
-                                float(tokens), len(rows))
+                                kept_tokens, len(rows))
     return None

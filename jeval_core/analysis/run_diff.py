@@ -118,22 +118,23 @@ def metric_deltas(a: Sequence[CaseRow], b: Sequence[CaseRow]) -> list[MetricDelt
             continue
         for name, mine in x.results.items():
             theirs = y.results.get(name)
-            if theirs is None or mine.skipped or theirs.skipped:
+            if theirs is None or mine.skipped or theirs.skipped \
+                    or mine.score is None or theirs.score is None:
                 continue
             pairs.setdefault(name, []).append((mine, theirs))
     out = []
     for name, both in pairs.items():
         decided = [(m, t) for m, t in both if m.passed is not None and t.passed is not None]
-        moved = np.array([t.score - m.score for m, t in both])
+        scores_a = np.array([float(m.score or 0.0) for m, _ in both])
+        scores_b = np.array([float(t.score or 0.0) for _, t in both])
         flipped = np.array([float(bool(t.passed)) - float(bool(m.passed)) for m, t in decided])
         out.append(MetricDelta(
-            name, len(both), sum(m.score for m, _ in both) / len(both),
-            sum(t.score for _, t in both) / len(both),
+            name, len(both), float(scores_a.mean()), float(scores_b.mean()),
             sum(bool(m.passed) for m, _ in decided) / len(decided) if decided else 0.0,
             sum(bool(t.passed) for _, t in decided) / len(decided) if decided else 0.0,
             sum(1 for m, t in decided if m.passed and not t.passed),
             sum(1 for m, t in decided if not m.passed and t.passed),
-            both[0][0].higher_is_better, _interval(moved), _interval(flipped)))
+            both[0][0].higher_is_better, _interval(scores_b - scores_a), _interval(flipped)))
     return out
 
 
