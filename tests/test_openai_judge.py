@@ -402,7 +402,9 @@ def test_case_deadline_shortens_the_time_a_case_may_take_from_the_cli(tmp_path):
         took = time.monotonic() - started
     assert done.returncode == 3, done.stderr
     (line,) = done.stderr.strip().splitlines()
-    assert "gave up at the 2 s budget" in line
+    # "gave up at the 2 s budget", or "after N tries within the 2 s budget" when the next
+    # backoff would overrun it (which one depends on the machine's load): both name the flag
+    assert "the 2 s budget" in line and "gave up" in line
     assert took < 2 + 30  # a correctness bound, not a benchmark: 180 s without the flag
 
 
