@@ -64,3 +64,16 @@ def llama(tmp_path_factory: pytest.TempPathFactory):
         yield server.wait()
     finally:
         server.stop()
+
+
+def jeval_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """`jeval ARGS...` run in this process (no new interpreter, no model loaded again):
+    (exit code, stdout, stderr)."""
+    from jeval_core.commands import cli
+
+    try:
+        code = cli.main(list(args))
+    except SystemExit as exited:
+        code = int(exited.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -9,10 +9,9 @@ import json
 from dataclasses import replace
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, jeval_in_process
 
 from jeval_core.analysis import run_diff
-from jeval_core.commands import cli
 from jeval_core.evaluators import EVALUATORS
 from jeval_core.inputs import datasets
 from jeval_core.judges.local import LocalJudge
@@ -41,12 +40,8 @@ def two_runs() -> tuple[str, str]:
 
 
 def jeval_diff(*args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        code = cli.main(["diff", *args])
-    except SystemExit as exited:
-        code = int(exited.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    """`jeval diff ...` in this process: (exit code, stdout, stderr)."""
+    return jeval_in_process(capsys, "diff", *args)
 
 
 def test_a_metric_that_falls_is_named_though_more_cases_pass(two_runs, capsys):

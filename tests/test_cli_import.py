@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, jeval_in_process
 
 from jeval_core.commands import cli
 from jeval_core.inputs import datasets, pipelines
@@ -27,12 +27,7 @@ FIXTURES = {"langchain/documents.json": "langchain", "langchain/documents_dumpd.
 
 def jeval_import(*args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     """`jeval import ...` in this process: (exit code, stdout, stderr)."""
-    try:
-        code = cli.main(["import", *args])
-    except SystemExit as exited:
-        code = int(exited.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    return jeval_in_process(capsys, "import", *args)
 
 
 def chunks(dataset: datasets.Dataset) -> list[list[tuple]]:

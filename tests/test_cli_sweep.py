@@ -6,9 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ROOT
-
-from jeval_core.commands import cli
+from conftest import ROOT, jeval_in_process
 
 SEED = ROOT / "assets" / "examples" / "jev_pricing.json"
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
@@ -17,12 +15,7 @@ LLAMAINDEX = ROOT / "assets" / "pipelines" / "llamaindex" / "responses.json"
 
 def jeval_sweep(*args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     """`jeval sweep ...` in this process: (exit code, stdout, stderr)."""
-    try:
-        code = cli.main(["sweep", *args])
-    except SystemExit as exited:
-        code = int(exited.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    return jeval_in_process(capsys, "sweep", *args)
 
 
 def test_one_case_prints_a_row_per_k_and_the_k_that_keeps_its_recall(capsys):
