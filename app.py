@@ -1,14 +1,13 @@
 """jeval playground: navigation and the judge settings in the sidebar; nothing else.
 
 `streamlit run app.py` imports this file, finds the App at the bottom and serves with it;
-each visitor's run then executes this file as the page script (as `__main__`).
+each visitor's run then executes this file as the page script (as `__main__`). Installed,
+`jeval app` serves this same file (the wheel holds it with pages/ in jeval_app/site/).
 """
-
-from pathlib import Path
 
 import streamlit as st
 
-ASSETS = Path(__file__).resolve().parent / "assets"
+from jeval_core.inputs import bundled
 
 
 def _to_playground() -> None:
@@ -17,11 +16,11 @@ def _to_playground() -> None:
 
 
 def main() -> None:
-    from pages.app import case, sidebar
+    from jeval_app import case, sidebar
 
-    st.set_page_config(page_title="jeval playground", page_icon=str(ASSETS / "icon.png"),
+    st.set_page_config(page_title="jeval playground", page_icon=str(bundled.path("icon.png")),
                        layout="wide")
-    st.logo(str(ASSETS / "logo.png"), size="large")
+    st.logo(str(bundled.path("logo.png")), size="large")
     case.ensure_case()  # before the sidebar: a share link may choose the judge
     # st.navigation comes before any widget of this file: a widget's id includes the hash of
     # the script that draws it, and this file's must be the same on every run.
@@ -59,6 +58,6 @@ if __name__ == "__main__":  # a visitor's run
 else:  # imported by `streamlit run app.py` (or an ASGI server) to serve the app
     from starlette.middleware import Middleware
 
-    from pages.app.server import PageStyle, lifespan
+    from jeval_app.server import PageStyle, lifespan
 
     app = st.App(__file__, lifespan=lifespan, middleware=[Middleware(PageStyle)])

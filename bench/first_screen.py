@@ -11,7 +11,7 @@ these is first visible (CSS visibility counts):
 - the first text area itself;
 - the seed's result card, "50% yes".
 The results column stands hidden while the case's text areas are placeholders
-(pages/app/views/report.py), so the last two should read the same. Prints each visit and
+(jeval_app/views/report.py), so the last two should read the same. Prints each visit and
 the medians with the load average; asserts nothing.
 """
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from . import results, wire
 from .case import Case
 from .evaluators import Evaluator
+from .inputs import bundled
 from .judges import devx
 from .questions import HELPS_ANSWER
 from .text import plural
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
+EXAMPLES = bundled.path("examples")
 SEED = "jev_pricing.json"  # seed 000's own example
 SEED_OUTPUT = "…"  # what seed 000's request sends as `output`: chunk relevance does not read it
 WITH_EXPECTED = "with_expected.json"  # for evaluators that need a reference answer

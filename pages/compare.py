@@ -1,8 +1,8 @@
 """Compare: one dataset scored by two or three judges, side by side."""
 
-from pages.app.views import compare_page
-from pages.app.views.boundary import boundary
-from pages.app.views.frame import frame
+from jeval_app.views import compare_page
+from jeval_app.views.boundary import boundary
+from jeval_app.views.frame import frame
 
 
 def page() -> None:

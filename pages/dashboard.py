@@ -1,8 +1,8 @@
 """Dashboard: every stored run, the trend per dataset, one run in detail, run A against run B."""
 
-from pages.app.views import dashboard_page
-from pages.app.views.boundary import boundary
-from pages.app.views.frame import frame
+from jeval_app.views import dashboard_page
+from jeval_app.views.boundary import boundary
+from jeval_app.views.frame import frame
 
 
 def page() -> None:

@@ -1,8 +1,8 @@
 """Dataset: score a whole file of cases, watch it run, then read the run."""
 
-from pages.app.views import dataset_page
-from pages.app.views.boundary import boundary
-from pages.app.views.frame import frame
+from jeval_app.views import dataset_page
+from jeval_app.views.boundary import boundary
+from jeval_app.views.frame import frame
 
 
 def page() -> None:

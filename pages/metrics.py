@@ -3,11 +3,11 @@ own (custom) evaluators after the built-in ones."""
 
 import streamlit as st
 
+from jeval_app import custom
+from jeval_app.views.boundary import boundary
+from jeval_app.views.frame import frame
+from jeval_app.views.metrics_page import evaluator_card
 from jeval_core.evaluators import ALL
-from pages.app import custom
-from pages.app.views.boundary import boundary
-from pages.app.views.frame import frame
-from pages.app.views.metrics_page import evaluator_card
 
 
 def page() -> None:

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from pages.app.views import case_link, playground
+from jeval_app.views import case_link, playground
 
 
 def page() -> None:

@@ -19,20 +19,21 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 class AppServer:
     """`streamlit run app.py` on a loopback port, logged to a file, stopped by its pid."""
 
-    def __init__(self, port: int, log: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, port: int, log: Path, env: dict[str, str] | None = None,
+                 command: list[str] | None = None, cwd: Path = ROOT) -> None:
         """`env`: variables to set for the server (the hosted judge's key is otherwise
-        removed from its environment)."""
+        removed from its environment); `command`: another way to start it (`jeval app`)."""
         self.url = f"http://127.0.0.1:{port}"
         self.log = log
         env = {**{k: v for k, v in os.environ.items()
                   if k not in ("TYPESAFE_API_KEY", "TYPESAFE_BASE_URL")}, **(env or {})}
         with open(log, "wb") as out:
             self.proc = subprocess.Popen(
-                [str(Path(sys.executable).with_name("streamlit")), "run", "app.py",
-                 "--server.port", str(port), "--server.address", "127.0.0.1",
-                 "--server.headless", "true", "--server.fileWatcherType", "none",
-                 "--browser.gatherUsageStats", "false"],
-                cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env)
+                command or [str(Path(sys.executable).with_name("streamlit")), "run", "app.py",
+                            "--server.port", str(port), "--server.address", "127.0.0.1",
+                            "--server.headless", "true", "--server.fileWatcherType", "none",
+                            "--browser.gatherUsageStats", "false"],
+                cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -14,12 +14,12 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
+from jeval_app import resources
+from jeval_app.views import stored_run as stored_run_view
 from jeval_core import judges
 from jeval_core.inputs import datasets, share
 from jeval_core.judges.base import Answers, ForwardingJudge
 from jeval_core.runs.store import open_store
-from pages.app import resources
-from pages.app.views import stored_run as stored_run_view
 
 SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
 GOOD = {"input": "When did Hubble launch?", "output": "Hubble launched in 1990.",

@@ -7,11 +7,11 @@ import re
 from conftest import ROOT, load_file
 from streamlit.testing.v1 import AppTest
 
+from jeval_app import state
+from jeval_app.views.text import inert
 from jeval_core import judges, score
 from jeval_core.analysis.labels import Labels
 from jeval_core.inputs import share
-from pages.app import state
-from pages.app.views.text import inert
 
 
 def app() -> AppTest:

@@ -140,8 +140,8 @@ MEASURED = {"openai": {"models": {"my-model": {
 
 
 def scored_with_a_card_for(monkeypatch, measured: dict) -> AppTest:
+    from jeval_app.views import report
     from jeval_core.calibration import curves
-    from pages.app.views import report
 
     monkeypatch.setattr(curves, "held_out", lambda: measured)
     report.judge_card.clear()  # cached per process: this test's figures only

@@ -465,9 +465,9 @@ def test_the_summary_band_says_the_verdict_chips_and_chunk_counts():
 
 def test_bars_are_horizontal_and_every_one_is_labelled():
     """Found 7: one row per judged item, labels never thinned or cut, names made unique."""
+    from jeval_app.views import report as draw
     from jeval_core.address import Address
     from jeval_core.scoring import DetailRow
-    from pages.app.views import report as draw
 
     rows = [DetailRow(f"ha{i}", Address.parse("output"), "x", 0.1, False, "not contradicted",
                       False, "", ()) for i in range(3)]
@@ -562,7 +562,7 @@ def test_small_things_read_right():
 
 
 def test_urls_in_error_text_cannot_become_links():
-    from pages.app.views.text import inert
+    from jeval_app.views.text import inert
 
     text = inert("see http://evil.example, www.evil.example and a@evil.example")
     # as code: never a link, and copied exactly as written (no joiner inside)
@@ -807,7 +807,7 @@ def test_a_link_with_too_many_chunks_says_so_and_opens_the_seed():
 def test_an_unsure_bar_is_drawn_in_its_own_colour_not_left_out():
     """Found by a new user: with the lexical judge both relevant seed chunks read "unsure"
     and vanished from the chart (the colour scale knew only the two verdict words)."""
-    from pages.app.views import report as draw
+    from jeval_app.views import report as draw
 
     bars = [{"bar": "context[0]", "judged": "context[0]", "p": 0.55, "verdict": "unsure",
              "text": "t"}]

@@ -12,13 +12,13 @@ import sqlite3
 import pytest
 from conftest import ROOT
 
+from jeval_app.views import report as report_view
+from jeval_app.views import stored_run as stored_run_view
 from jeval_core import evaluators, judges, score
 from jeval_core.commands import cli
 from jeval_core.inputs import casefile, datasets
 from jeval_core.runs.run import run_dataset, save_case
 from jeval_core.runs.store import open_store
-from pages.app.views import report as report_view
-from pages.app.views import stored_run as stored_run_view
 
 EXPORT = ROOT / "assets" / "pipelines" / "langsmith" / "runs.jsonl"
 CHUNKS = [evaluators.EVALUATORS["chunk_relevance"]]

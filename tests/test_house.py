@@ -1,5 +1,5 @@
 """How the house is built, read from its source: the core never reaches for the pages, and a
-browser session's keys have one home (pages/app/state.py), each page's under its own prefix."""
+browser session's keys have one home (jeval_app/state.py), each page's under its own prefix."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from pages.app import state
+from jeval_app import state
 
-PAGE_SOURCES = sorted([ROOT / "app.py", *(ROOT / "pages").rglob("*.py")])
+PAGE_SOURCES = sorted([ROOT / "app.py", *(ROOT / "pages").rglob("*.py"),
+                       *(ROOT / "jeval_app").rglob("*.py")])
 CORE_SOURCES = sorted((ROOT / "jeval_core").rglob("*.py"))
 
 
@@ -59,12 +60,13 @@ def session_state_uses(path: Path) -> list[int]:
 
 @pytest.mark.parametrize("path", CORE_SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_core_never_imports_streamlit_or_the_pages(path):
-    wrong = {m for m in imported(path) if m.split(".")[0] in ("streamlit", "pages", "app")}
+    wrong = {m for m in imported(path)
+             if m.split(".")[0] in ("streamlit", "pages", "app", "jeval_app")}
     assert not wrong, f"{path.relative_to(ROOT)} imports {sorted(wrong)}"
 
 
 def test_the_app_never_imports_the_commands_wing():
-    """The pages ask the core, never the command line: app.py and pages/ never import
+    """The pages ask the core, never the command line: app.py, pages/ and jeval_app/ never import
     jeval_core.commands (a judge's connection rules live on its catalog entry)."""
     wrong = imports_of(PAGE_SOURCES, ("jeval_core.commands",))
     assert not wrong, wrong
@@ -86,16 +88,16 @@ def test_the_analysis_wing_never_imports_the_store():
     assert not wrong, wrong
 
 
-@pytest.mark.parametrize("path", [p for p in PAGE_SOURCES if p != ROOT / "pages/app/state.py"],
+@pytest.mark.parametrize("path", [p for p in PAGE_SOURCES if p != ROOT / "jeval_app/state.py"],
                          ids=lambda p: str(p.relative_to(ROOT)))
 def test_only_the_state_module_touches_the_session(path):
     lines = session_state_uses(path)
     assert not lines, (f"{path.relative_to(ROOT)} reads st.session_state on lines {lines}: "
-                       "go through pages/app/state.py")
+                       "go through jeval_app/state.py")
 
 
 def test_the_state_module_is_where_the_session_is_read():
-    assert session_state_uses(ROOT / "pages" / "app" / "state.py")
+    assert session_state_uses(ROOT / "jeval_app" / "state.py")
 
 
 def test_a_pages_keys_carry_its_prefix_and_stay_what_the_tests_and_links_use():

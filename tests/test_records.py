@@ -109,7 +109,7 @@ def test_the_verdict_words_are_said_one_way():
 
 
 def test_each_verdict_word_has_one_colour_on_the_pages():
-    from pages.app.views import verdict
+    from jeval_app.views import verdict
 
     assert [verdict.badge(w) for w in ("PASS", "FAIL", "ERROR", "INCOMPLETE", "skipped")] == [
         ":green-badge[PASS]", ":red-badge[FAIL]", ":red-badge[ERROR]",

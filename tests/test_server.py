@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 STARTED = """
 import asyncio, sys
 from streamlit.runtime.pages_manager import PagesManager
-from pages.app import resources, server
+from jeval_app import resources, server
 
 async def start():
     async with server.lifespan(None):

@@ -103,8 +103,8 @@ def _main(argv: Sequence[str] | None) -> int:
         remember_secret(os.environ.get(variable, ""))
     args = _build_parser().parse_args(argv)
     if not getattr(args, "command", None):
-        _fail("choose a command: request, score, run, runs, import or models (see `jeval "
-              "--help`)",
+        _fail("choose a command: score, run, app, examples, sweep, diff, runs, import, "
+              "request or models (see `jeval --help`)",
               BAD_INPUT)
     try:
         return int(args.run(args))
@@ -122,6 +122,7 @@ def _main(argv: Sequence[str] | None) -> int:
 def _build_parser() -> _Parser:
     from .. import __version__, judges, wire
     from ..evaluators import NAMES
+    from . import cli_examples
 
     model = wire.DEFAULT_MODEL
     parser = _Parser(prog="jeval", description="Evaluate RAG outputs with one packed judge "
@@ -137,7 +138,8 @@ def _build_parser() -> _Parser:
                  "They run beside the others, or as --evaluators names them")
 
     request = sub.add_parser("request", help="print the System One request body (dry run)")
-    request.add_argument("case", metavar="CASE.json", help=case_help)
+    request.add_argument("case", metavar="CASE.json", nargs="?", help=case_help)
+    cli_examples.add_example_flag(request, ("examples",))
     request.add_argument("--evaluators", help=evaluators_help)
     request.add_argument("--evaluators-file", action="append", default=[], metavar="FILE.toml",
                          help=file_help)
@@ -145,7 +147,8 @@ def _build_parser() -> _Parser:
     request.set_defaults(run=_run_request)
 
     scorer = sub.add_parser("score", help="score one or more cases and print the results")
-    scorer.add_argument("cases", metavar="CASE.json", nargs="+", help=case_help)
+    scorer.add_argument("cases", metavar="CASE.json", nargs="*", help=case_help)
+    cli_examples.add_example_flag(scorer, ("examples",))
     scorer.add_argument("--evaluators", help=evaluators_help)
     scorer.add_argument("--evaluators-file", action="append", default=[], metavar="FILE.toml",
                         help=file_help)
@@ -189,6 +192,10 @@ def _build_parser() -> _Parser:
     from . import cli_diff
 
     cli_diff.add_parser(sub)
+    cli_examples.add_parser(sub)
+    from . import cli_app
+
+    cli_app.add_parser(sub)
 
     models = sub.add_parser("models", help="list the models a server judge's server offers")
     models.add_argument("--judge", default="jev", choices=[
@@ -205,8 +212,9 @@ def _run_request(args: argparse.Namespace) -> int:
     from .. import wire
     from ..errors import CaseError
     from ..request import pack
+    from .cli_examples import one_file
 
-    loaded = _load(args.case, args.evaluators, _custom(args))
+    loaded = _load(one_file(args.case, args, "case file"), args.evaluators, _custom(args))
     packed = pack(loaded.case, loaded.chosen(), (args.model or "").strip() or wire.DEFAULT_MODEL)
     packed.check_budget()
     if not packed.asked:
@@ -219,7 +227,9 @@ def _run_score(args: argparse.Namespace) -> int:
     from .. import evaluators
     from ..errors import CaseError
     from ..scoring import score
+    from .cli_examples import chosen_files
 
+    args.cases = chosen_files(args.cases, args, "case file")
     if "-" in args.cases and len(args.cases) > 1:
         raise CaseError("- (standard input) cannot be mixed with case files")
     custom = _custom(args)
@@ -273,8 +283,9 @@ def _run_models(args: argparse.Namespace) -> int:
 def _custom(args: argparse.Namespace) -> dict[str, Evaluator]:
     """The custom evaluators of every --evaluators-file, by name."""
     from ..inputs import evaluator_files
+    from .cli_examples import evaluator_files as named
 
-    return evaluator_files.evaluators(evaluator_files.read(args.evaluators_file))
+    return evaluator_files.evaluators(evaluator_files.read(named(args.evaluators_file)))
 
 
 def _load(path: str, evaluators_arg: str | None, custom: dict[str, Evaluator]) -> CaseFile:

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import FAILED, JUDGE_FAILED, SCORED
 from ..text import number, one_line, percent
+from .cli_examples import add_example_flag, one_file
+from .cli_examples import evaluator_files as named
 
 if TYPE_CHECKING:
     from ..analysis.aggregate import Summary
@@ -31,8 +33,10 @@ def add_parser(sub: Any, evaluators_help: str, threshold_help: str, file_help: s
 
     run = sub.add_parser("run", help="score a dataset (JSONL, CSV or a JSON array) and keep "
                          "the run in the run store")
-    run.add_argument("data", metavar="DATA", help="dataset file: one case per JSONL line or "
-                     "CSV row, or a JSON array of cases (our, RAGAS, DeepEval field names)")
+    run.add_argument("data", metavar="DATA", nargs="?", help="dataset file: one case per "
+                     "JSONL line or CSV row, or a JSON array of cases (our, RAGAS, DeepEval "
+                     "field names)")
+    add_example_flag(run, ("datasets",))
     run.add_argument("--evaluators", help=evaluators_help + " (default: each row's own)")
     run.add_argument("--evaluators-file", action="append", default=[], metavar="FILE.toml",
                      help=file_help)
@@ -91,12 +95,13 @@ def main(args: argparse.Namespace) -> int:
         raise CaseError("--reports says what --out writes: add --out RESULTS.jsonl")
     if args.out:
         _check_writable(args.out)
+    args.data = one_file(args.data, args, "dataset file")
     dataset = datasets.load(args.data)
     for problem in dataset.errors[:10]:
         print(f"jeval: skipped {problem}", file=sys.stderr)
     if len(dataset.errors) > 10:
         print(f"jeval: skipped {len(dataset.errors) - 10} more rows", file=sys.stderr)
-    custom = evaluator_files.evaluators(evaluator_files.read(args.evaluators_file))
+    custom = evaluator_files.evaluators(evaluator_files.read(named(args.evaluators_file)))
     chosen = _chosen(args.evaluators, custom, dataset)
     thresholds = evaluators.thresholds(args.threshold, custom)
     bar = Bar(sys.stderr)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import SCORED
+from .cli_examples import add_example_flag, one_file
 
 
 def add_parser(sub: Any) -> None:
@@ -22,8 +23,9 @@ def add_parser(sub: Any) -> None:
 
     command = sub.add_parser("sweep", help="precision@k, recall@k and tokens at every top-k "
                              "of a case or dataset, from one scoring")
-    command.add_argument("file", metavar="FILE", help="a case file (.json) or a dataset "
+    command.add_argument("file", metavar="FILE", nargs="?", help="a case file (.json) or a dataset "
                          "(.jsonl, .json, .csv; context_labels are used where given)")
+    add_example_flag(command, ("examples", "datasets"))
     command.add_argument("--recall", type=float, default=0.8, metavar="LEVEL",
                          help="the mean recall the chosen k must keep (default 0.8)")
     command.add_argument("--usd-per-million", type=float, metavar="PRICE",
@@ -79,6 +81,7 @@ def main(args: argparse.Namespace) -> int:
         raise CaseError("--usd-per-million: a price cannot be negative")
     from .. import judges
 
+    args.file = one_file(args.file, args, "case or dataset file")
     rows = _rows(args.file)
     judge = chosen_judge(args)
     offline = judges.entry(args.judge).offline

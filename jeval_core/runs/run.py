@@ -20,7 +20,7 @@ from ..analysis.aggregate import Summary, summarise
 from ..analysis.labels import Labels
 from ..errors import JevalError, StoreFull, StoreUnavailable
 from ..evaluators import Evaluator
-from ..inputs import evaluator_files
+from ..inputs import bundled, evaluator_files
 from ..inputs.casefile import CaseFile
 from ..inputs.datasets import Dataset
 from ..judges import is_hosted
@@ -329,12 +329,11 @@ def _finish(store: Store, run_id: str, dataset: Dataset,
     return summary
 
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-SAMPLE = ROOT / "assets" / "datasets" / "sample.jsonl"
+SAMPLE = bundled.path("datasets", "sample.jsonl")
 # The example runs a new history starts with: scored once by `python bench/example_runs.py`
 # (which says the judge and the commit in the file) and loaded from here, never rescored.
 # Gzipped: every question, p and evidence of 180 cases is ~1.1 MB of JSON, ~0.12 MB so.
-EXAMPLES = ROOT / "assets" / "runs" / "examples.json.gz"
+EXAMPLES = bundled.path("runs", "examples.json.gz")
 ANSWER_QUALITY = ("faithfulness", "answer_relevancy", "hallucination", "toxicity")
 RETRIEVAL = ("chunk_relevance", "contextual_precision")
 # (name, judge, evaluators, thresholds) of each example run, as bench/example_runs.py scores it.

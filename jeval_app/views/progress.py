@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.app import jobs, state
-from pages.app.views.boundary import boundary
-from pages.app.views.text import inert
+from jeval_app import jobs, state
+from jeval_app.views.boundary import boundary
+from jeval_app.views.text import inert
 
 
 def collect(key: str) -> jobs.Job | None:

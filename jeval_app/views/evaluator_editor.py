@@ -11,12 +11,12 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from jeval_app import custom, hosted, resources, state
+from jeval_app.views.text import inert
 from jeval_core import Case, CaseError, JevalError, judges
 from jeval_core.evaluators.custom import ABOUT, DIRECTIONS, REDUCERS, Definition, evaluator
 from jeval_core.inputs import evaluator_files
 from jeval_core.scoring import Report, prepare, run
-from pages.app import custom, hosted, resources, state
-from pages.app.views.text import inert
 
 KEYS = state.EDITOR
 OPEN = KEYS("open")

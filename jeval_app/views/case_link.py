@@ -7,10 +7,10 @@ import json
 
 import streamlit as st
 
+from jeval_app import case as editing
+from jeval_app import state
 from jeval_core import judges
 from jeval_core.inputs.share import MAX_TOKEN_CHARS
-from pages.app import case as editing
-from pages.app import state
 
 # ---- sharing: the link follows the case ----
 

@@ -12,20 +12,19 @@ from typing import Any
 
 import streamlit as st
 
+# the sidebar's profile is read in state.py; this name stays for issue 31 §1's Compare caption
+from jeval_app.state import calibration_for as calibration_for
 from jeval_core import CaseError, JevalError, JudgeError, judges
 from jeval_core import evaluators as registry
 from jeval_core.evaluators.custom import Definition
-from jeval_core.inputs import casefile, evaluator_files
+from jeval_core.inputs import bundled, casefile, evaluator_files
 from jeval_core.inputs.casefile import CaseFile
 from jeval_core.judges import Judge
 from jeval_core.judges.jev import KEY_ENV
 from jeval_core.runs.store import Store, default_url, open_store
 from jeval_core.scoring import prepare, run
 
-# the sidebar's profile is read in state.py; this name stays for issue 31 §1's Compare caption
-from pages.app.state import calibration_for as calibration_for
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "assets" / "examples"
+EXAMPLES = bundled.path("examples")
 EVALUATOR_EXAMPLES = EXAMPLES.parent / "evaluators"
 DEFAULT_EXAMPLE = "jev_pricing"
 
@@ -139,7 +138,7 @@ def run_judge(name: str, settings: Mapping[str, Any] | None = None,
     """The judge called `name`, and what to close after the run (a hosted judge's client;
     offline judges are shared and stay loaded). `settings`: a stored run's `judge_settings`,
     for a resume to ask the same way. Raises JevalError (no key...)."""
-    from pages.app import hosted, state
+    from jeval_app import hosted, state
 
     if not judges.entry(name).hosted:  # with the calibration profile picked in the sidebar
         return offline_judge(name, state.calibration_for(name)), ()

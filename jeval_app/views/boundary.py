@@ -11,8 +11,8 @@ from contextlib import contextmanager
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from jeval_app.views.text import inert
 from jeval_core.text import one_line
-from pages.app.views.text import inert
 
 
 def error_line(message: str) -> None:

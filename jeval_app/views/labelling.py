@@ -13,16 +13,16 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
+from jeval_app import resources, state
+from jeval_app.state import Keys
+from jeval_app.views.boundary import error_line
+from jeval_app.views.text import inert
 from jeval_core.address import Address
 from jeval_core.analysis import agreement, labels
 from jeval_core.calibration import profile, profile_fit
 from jeval_core.errors import JevalError
 from jeval_core.runs.records import CaseRow, RunSummary
 from jeval_core.runs.store import Store
-from pages.app import resources, state
-from pages.app.state import Keys
-from pages.app.views.boundary import error_line
-from pages.app.views.text import inert
 
 WORDS = {True: state.RELEVANT, False: state.NOISE}
 VERDICT_WORDS = {True: state.PASS, False: state.FAIL}

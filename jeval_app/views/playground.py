@@ -1,5 +1,5 @@
 """The Playground's workbench: the case editor (case_editor.py), the link (case_link.py), the
-scoring policy (pages/app/scoring_policy.py) and the results (case_results.py), put together.
+scoring policy (jeval_app/scoring_policy.py) and the results (case_results.py), put together.
 
 `panel` draws what changes only with the case's shape; `live_panel` what a committed edit
 changes, in a fragment of its own. Which judge is which, the catalog says.
@@ -13,16 +13,13 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from jeval_core import JevalError, judges
-from jeval_core.evaluators import EVALUATORS
-from jeval_core.request import pack
-from pages.app import case as editing
-from pages.app import hosted, resources, state, style
-from pages.app.scoring_policy import is_stale, run_scoring, score_offline
-from pages.app.views import evaluator_editor
-from pages.app.views import report as draw
-from pages.app.views.boundary import boundary
-from pages.app.views.case_editor import (
+from jeval_app import case as editing
+from jeval_app import hosted, resources, state, style
+from jeval_app.scoring_policy import is_stale, run_scoring, score_offline
+from jeval_app.views import evaluator_editor
+from jeval_app.views import report as draw
+from jeval_app.views.boundary import boundary
+from jeval_app.views.case_editor import (
     LIVE,
     download_case,
     editor,
@@ -32,9 +29,9 @@ from pages.app.views.case_editor import (
     rerun_live,
     upload,
 )
-from pages.app.views.case_link import copy_link, follow_in_url, on_copy
-from pages.app.views.case_results import chunk_verdict, focused_chunk, presentation, scored
-from pages.app.views.hosted_live import (
+from jeval_app.views.case_link import copy_link, follow_in_url, on_copy
+from jeval_app.views.case_results import chunk_verdict, focused_chunk, presentation, scored
+from jeval_app.views.hosted_live import (
     HostedView,
     hosted_live,
     live_cap,
@@ -43,7 +40,10 @@ from pages.app.views.hosted_live import (
     live_toggle,
     stop_live,
 )
-from pages.app.views.text import inert
+from jeval_app.views.text import inert
+from jeval_core import JevalError, judges
+from jeval_core.evaluators import EVALUATORS
+from jeval_core.request import pack
 
 KEPT = "Your text is kept."
 
@@ -82,7 +82,7 @@ def panel() -> None:
         chunks = editor()
         download = st.container()
         upload()
-    # hidden while the case's text areas wait for their code (pages/app/style.py): a reloaded page
+    # hidden while the case's text areas wait for their code (jeval_app/style.py): a reloaded page
     # draws the case and its results together, never the results first
     results = column.container(key=style.RESULTS)
     draft = None

@@ -14,6 +14,9 @@ from collections.abc import Callable
 import pyarrow as pa
 import streamlit as st
 
+from jeval_app.state import REQUEST_OPEN, VERBATIM_OPEN, WHY_OPEN
+from jeval_app.views import verdict
+from jeval_app.views.text import chunk_source, inert, plural
 from jeval_core import Case, Report, export, judges
 from jeval_core.address import Address
 from jeval_core.analysis import ranking
@@ -22,9 +25,6 @@ from jeval_core.judges.card import card as measured_card
 from jeval_core.request import one_call_per_question
 from jeval_core.results import UNSURE, Result, is_yes
 from jeval_core.scoring import DetailRow
-from pages.app.state import REQUEST_OPEN, VERBATIM_OPEN, WHY_OPEN
-from pages.app.views import verdict
-from pages.app.views.text import chunk_source, inert, plural
 
 BAR_STEP = 22  # px per bar of a chart
 

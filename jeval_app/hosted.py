@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from jeval_app import state
 from jeval_core import JevalError, judges, live, wire
 from jeval_core.judges import server_module
 from jeval_core.scoring import run
-from pages.app import state
 
 
 def name() -> str:

@@ -7,11 +7,11 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from jeval_app import state
+from jeval_app.views import verdict
+from jeval_app.views.text import inert
 from jeval_core.results import Result
 from jeval_core.runs.records import CaseRow
-from pages.app import state
-from pages.app.views import verdict
-from pages.app.views.text import inert
 
 NBSP = "\u00a0"  # "label 50% yes" and "score 0.50" each stay on one line
 GLYPHS = {state.PASS: "✓", state.FAIL: "✗"}  # the verdict label's buttons: narrow
@@ -41,7 +41,7 @@ def result_card(name: str, result: Result, stale: bool = False, labelled: bool =
     head = (f"**{inert(name)}** {verdict.badge(word, stale, ' · stale' if stale else '')}"
             f"{mark}{approx} :gray[score]{NBSP}**{score:.2f}** :gray[· label]{NBSP}"
             f"**{inert(result.label)}**")
-    if labelled:  # the header is the ✓/✗ control's own label, drawn beside it (pages/app/style.css)
+    if labelled:  # the header is the ✓/✗ control's own label, drawn beside it (jeval_app/style.css)
         # ✓ it should pass, ✗ fail; again: clear
         st.segmented_control(head, [state.PASS, state.FAIL], key=state.truth_key(name),
                              format_func=GLYPHS.get, on_change=state.remember_labelled_texts)

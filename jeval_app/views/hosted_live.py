@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from jeval_app import hosted, state
+from jeval_app.views.text import inert
 from jeval_core import Case, JevalError, Report
 from jeval_core.evaluators import Evaluator
 from jeval_core.live import Cap, Runner, Status, Ticket, budget, case_key
 from jeval_core.request import pack
-from pages.app import hosted, state
-from pages.app.views.text import inert
 
 WATCH_S = 0.25  # how often a pending hosted answer is looked for
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
+from jeval_app import resources, state
 from jeval_core import JevalError
 from jeval_core.evaluators import Evaluator
 from jeval_core.evaluators.custom import Definition
 from jeval_core.inputs import evaluator_files
-from pages.app import resources, state
 
 
 def _text(definition: Definition) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 @contextlib.asynccontextmanager
 async def lifespan(app: Any) -> AsyncIterator[None]:
-    from pages.app import resources
+    from jeval_app import resources
 
     serve_by_navigation()
     await asyncio.to_thread(resources.warm_up)
@@ -29,8 +29,8 @@ def import_the_views() -> None:
     """What the default page's first run imports (the views and the table and chart code
     they bring), so that its first visitor does not wait for it either."""
     with contextlib.suppress(Exception):  # on failure the page imports it and says why
-        import pages.app.views.playground  # noqa: F401
-        import pages.app.views.stored_run  # noqa: F401
+        import jeval_app.views.playground  # noqa: F401
+        import jeval_app.views.stored_run  # noqa: F401
 
 
 def serve_by_navigation() -> None:
@@ -57,7 +57,7 @@ class PageStyle:
     it appeared. Every other response passes untouched."""
 
     def __init__(self, app: Any) -> None:
-        from pages.app.style import css
+        from jeval_app.style import css
 
         self.app = app
         self.style = css().encode("utf-8")

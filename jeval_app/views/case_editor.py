@@ -11,15 +11,15 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitAPIException
 
+from jeval_app import case as editing
+from jeval_app import custom, resources, state
+from jeval_app.views import evaluator_editor
+from jeval_app.views.text import inert, plural
 from jeval_core import Case, CaseError
 from jeval_core.address import Address
 from jeval_core.evaluators import NAMES, Evaluator
 from jeval_core.inputs import casefile, evaluator_files, share
 from jeval_core.text import one_line
-from pages.app import case as editing
-from pages.app import custom, resources, state
-from pages.app.views import evaluator_editor
-from pages.app.views.text import inert, plural
 
 LIVE = "live"  # the fragment a committed edit reruns
 

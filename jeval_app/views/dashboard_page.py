@@ -14,17 +14,17 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from jeval_app import resources, state
+from jeval_app.views import stored_run, verdict
+from jeval_app.views.boundary import error_line
+from jeval_app.views.card import case_card
+from jeval_app.views.text import inert, plural
 from jeval_core.analysis import run_diff
 from jeval_core.errors import JevalError
 from jeval_core.runs import run as runs
 from jeval_core.runs.records import RunSummary
 from jeval_core.runs.store import Store
 from jeval_core.text import one_line
-from pages.app import resources, state
-from pages.app.views import stored_run, verdict
-from pages.app.views.boundary import error_line
-from pages.app.views.card import case_card
-from pages.app.views.text import inert, plural
 
 KEYS = state.DASHBOARD
 

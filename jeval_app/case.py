@@ -9,6 +9,7 @@ import uuid
 
 import streamlit as st
 
+from jeval_app import custom, resources, state
 from jeval_core import Case, CaseError, judges
 from jeval_core import evaluators as registry
 from jeval_core.analysis.labels import Labels, merged
@@ -17,7 +18,6 @@ from jeval_core.evaluators import Evaluator
 from jeval_core.inputs import share
 from jeval_core.inputs.casefile import CaseFile
 from jeval_core.wire import parse_json
-from pages.app import custom, resources, state
 
 
 def load(loaded: CaseFile, origin: str = "") -> None:

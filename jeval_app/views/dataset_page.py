@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from jeval_app import custom, jobs, resources, state
+from jeval_app.views import datasets, progress, stored_run
+from jeval_app.views.boundary import error_line
+from jeval_app.views.text import inert
 from jeval_core import judges
 from jeval_core.errors import JevalError
 from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
@@ -17,10 +21,6 @@ from jeval_core.runs import run as runs
 from jeval_core.runs.records import RunSummary
 from jeval_core.runs.store import Store
 from jeval_core.text import one_line
-from pages.app import custom, jobs, resources, state
-from pages.app.views import datasets, progress, stored_run
-from pages.app.views.boundary import error_line
-from pages.app.views.text import inert
 
 KEYS = state.DATASET
 JOB, ERROR, RUN = KEYS("job"), KEYS("error"), KEYS("run")  # the job, its problem, its run

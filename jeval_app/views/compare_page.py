@@ -13,6 +13,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from jeval_app import custom, jobs, resources, state
+from jeval_app.views import datasets, labelling, progress, stored_run
+from jeval_app.views.boundary import error_line
+from jeval_app.views.text import inert, number, percent, plural
 from jeval_core import judges
 from jeval_core.address import Address
 from jeval_core.analysis.agreement import of_cases
@@ -23,10 +27,6 @@ from jeval_core.inputs.datasets import Dataset, DatasetRow
 from jeval_core.judges import Judge
 from jeval_core.runs import compare
 from jeval_core.runs.compare import Comparison
-from pages.app import custom, jobs, resources, state
-from pages.app.views import datasets, labelling, progress, stored_run
-from pages.app.views.boundary import error_line
-from pages.app.views.text import inert, number, percent, plural
 
 KEYS = state.COMPARE
 JOB, ERROR, RESULT = KEYS("job"), KEYS("error"), KEYS("result")  # the job and what it left

@@ -10,7 +10,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from pages.app.views import verdict
+from jeval_app.views import verdict
 
 
 def chart(points: Sequence[Any], key: str) -> None:

@@ -1,5 +1,5 @@
 """What every page opens with: its title and what it is for (the style rules are in the
-page's <head>: pages/app/server.py)."""
+page's <head>: jeval_app/server.py)."""
 
 from __future__ import annotations
 

@@ -6,6 +6,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from jeval_app import case as editing
+from jeval_app import custom, resources, state
+from jeval_app.scoring_policy import is_stale, offline_judge, score_offline
+from jeval_app.views import k_chart, verdict
+from jeval_app.views import report as draw
+from jeval_app.views.card import result_cards
+from jeval_app.views.case_editor import case_payload
+from jeval_app.views.text import chunk_source, inert
 from jeval_core import Case, JevalError, Report, judges
 from jeval_core.address import Address
 from jeval_core.analysis import k_sweep
@@ -14,14 +22,6 @@ from jeval_core.case import ChunkMeta
 from jeval_core.evaluators import Evaluator
 from jeval_core.request import pack
 from jeval_core.scoring import DetailRow
-from pages.app import case as editing
-from pages.app import custom, resources, state
-from pages.app.scoring_policy import is_stale, offline_judge, score_offline
-from pages.app.views import k_chart, verdict
-from pages.app.views import report as draw
-from pages.app.views.card import result_cards
-from pages.app.views.case_editor import case_payload
-from pages.app.views.text import chunk_source, inert
 
 
 def on_pick(chart_key: str) -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from jeval_app.state import Keys
+from jeval_app.views.boundary import error_line
+from jeval_app.views.text import inert, plural
 from jeval_core.errors import CaseError
 from jeval_core.inputs import datasets
 from jeval_core.inputs.datasets import Dataset
 from jeval_core.runs.run import SAMPLE
-from pages.app.state import Keys
-from pages.app.views.boundary import error_line
-from pages.app.views.text import inert, plural
 
 UPLOAD_TYPES = ["jsonl", "ndjson", "csv", "tsv", "json"]
 

@@ -16,6 +16,11 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from jeval_app.state import Keys
+from jeval_app.views import k_chart, labelling, verdict
+from jeval_app.views.boundary import error_line
+from jeval_app.views.card import case_card
+from jeval_app.views.text import chunk_source, inert, number, percent, plural
 from jeval_core import export, judges
 from jeval_core.address import Address
 from jeval_core.analysis import k_sweep, noise, ranking
@@ -27,11 +32,6 @@ from jeval_core.runs import run as runs
 from jeval_core.runs.records import CaseRow, RunSummary
 from jeval_core.runs.store import Store
 from jeval_core.text import one_line
-from pages.app.state import Keys
-from pages.app.views import k_chart, labelling, verdict
-from pages.app.views.boundary import error_line
-from pages.app.views.card import case_card
-from pages.app.views.text import chunk_source, inert, number, percent, plural
 
 # ---- a stored run ----------------------------------------------------------------------------
 

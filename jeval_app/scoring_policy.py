@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from jeval_app import custom, hosted, resources, state
 from jeval_core import Case, JevalError, Report, evaluators, judges
 from jeval_core.evaluators import Evaluator
 from jeval_core.judges import Judge
 from jeval_core.request import Packed
 from jeval_core.scoring import prepare, run
-from pages.app import custom, hosted, resources, state
 
 
 def offline_judge(name: str, calibration: str | None = None) -> Judge:

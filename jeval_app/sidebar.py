@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from jeval_app import hosted, resources, state
+from jeval_app.views.text import inert
 from jeval_core import JevalError, judges
 from jeval_core.judges.jev import Secret
-from pages.app import hosted, resources, state
-from pages.app.views.text import inert
 
 
 def presentation_toggle() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pages.app.state import INPUT
+from jeval_app.state import INPUT
 
 # The Playground's results column (its container's key): it stands hidden while the case's
 # first text area is still Streamlit's grey placeholder, which it is only while a freshly
