@@ -14,6 +14,7 @@ from typing import Any
 from jeval_app import state
 from jeval_core import JevalError, judges, live, wire
 from jeval_core.judges import server_module
+from jeval_core.judges.http import Secret, as_secret
 from jeval_core.scoring import run
 
 
@@ -57,8 +58,10 @@ def env_key_for(url: str, judge: str | None = None) -> bool:
         return False
 
 
-def typed_key(judge: str | None = None) -> str | None:
-    return state.text(_key("key", judge)).strip() or None
+def typed_key(judge: str | None = None) -> Secret | None:
+    """The key typed in the settings for this server judge: kept in the session once entered
+    (the box empties, sidebar.keep_key), or still in the box before its callback ran."""
+    return state.secret(judge or name()) or as_secret(state.text(_key("key", judge)))
 
 
 def key_ready() -> bool:
@@ -105,9 +108,9 @@ def maker() -> tuple[tuple[str, str, str], live.Make]:
     return (url, chosen, key_tag(key)), make
 
 
-def key_tag(key: str) -> str:
+def key_tag(key: Secret | None) -> str:
     """A typed key's digest (never the key), or "environment" for the configured one."""
-    return hashlib.sha256(key.encode()).hexdigest()[:12] if key else "environment"
+    return hashlib.sha256(key.reveal().encode()).hexdigest()[:12] if key else "environment"
 
 
 def spender() -> str:

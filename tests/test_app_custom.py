@@ -135,3 +135,16 @@ def test_a_broken_toml_file_says_why_and_changes_nothing():
     assert at.session_state["evaluators"] == before
     assert any("bad.toml is not valid TOML" in shown(c.value) and "nothing was changed"
                in shown(c.value) for c in at.caption)
+
+
+def test_with_a_typed_jev_key_the_editor_offers_to_ask_jev(monkeypatch):
+    """Found by a new user: a key typed in the sidebar was kept, yet the editor said "Set the
+    Jev key in the sidebar" (it only looked for the environment's key)."""
+    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    at = app()
+    at.sidebar.radio[0].set_value("jev").run()
+    [b for b in at.button if b.key == "ev_new"][0].click().run()
+    assert any("Set the Jev key" in i.value for i in at.info)
+    at.sidebar.text_input(key="jev_key").set_value("sk-typed-0123456789").run()
+    assert not any("Set the Jev key" in i.value for i in at.info)
+    assert [b for b in at.button if b.key == "ev_ask"]

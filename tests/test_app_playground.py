@@ -794,6 +794,22 @@ def test_a_typed_key_is_kept_for_the_session_but_leaves_the_page(monkeypatch):
     assert [r["headers"].get("Authorization") for r in server.seen] == [f"Bearer {KEY}"]
 
 
+def test_a_typed_key_makes_live_mode_available_and_is_the_one_live_requests_send(monkeypatch):
+    """Found by a new user: with the key typed (no environment key) the toggle never
+    appeared, as the box it was read from empties once the key is kept."""
+    monkeypatch.delenv("TYPESAFE_API_KEY", raising=False)
+    with Running(MockConfig()) as mock, FaultyServer(mock.url, []) as server:
+        at = app()
+        at.sidebar.radio[0].set_value("jev").run()
+        at.sidebar.text_input(key="jev_base_url").set_value(server.url).run()
+        assert not any(t.key == "hosted_live" for t in at.toggle)  # no key yet: no live mode
+        at.sidebar.text_input(key="jev_key").set_value(KEY).run()
+        live_toggle(at).set_value(True).run()
+        settle(at)
+    assert not at.exception
+    assert [r["headers"].get("Authorization") for r in server.seen] == [f"Bearer {KEY}"]
+
+
 def test_a_link_with_too_many_chunks_says_so_and_opens_the_seed():
     from jeval_core import Case
 
