@@ -152,3 +152,23 @@ def test_a_new_case_pasted_over_the_seed_drops_the_seeds_verdict_labels():
     at.text_area(key=state.INPUT).set_value("What is the capital of Australia?").run()
     assert verdict_control(at, "chunk_relevance").value is None
     assert "✗ you: pass" not in markdown(at) and "✗ you: fail" not in markdown(at)
+
+
+def test_switching_the_judge_and_back_keeps_the_case_and_every_label():
+    """Found by a new user: Jev (before it is asked) draws no result card, so its pass/fail
+    control was not drawn and Streamlit dropped the label; back on the local judge the case
+    read "Modified"."""
+    at = AppTest.from_file("../app.py", default_timeout=60).run()
+
+    def labels(at: AppTest) -> list:
+        return [(c.key, c.value) for c in at.get("button_group")
+                if str(c.key).startswith(("label_", "truth_"))]
+
+    before = labels(at)
+    assert ("truth_chunk_relevance", state.PASS) in before and len(before) == 5
+    for judge in ("jev", "local", "openai", "local"):
+        at.sidebar.radio[0].set_value(judge).run()
+    assert not at.exception
+    assert labels(at) == before
+    assert not [c.value for c in at.caption if c.value.startswith("Modified")]
+    assert not [m.value for m in at.markdown if m.value.startswith("Modified")]

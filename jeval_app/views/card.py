@@ -43,8 +43,11 @@ def result_card(name: str, result: Result, stale: bool = False, labelled: bool =
             f"**{inert(result.label)}**")
     if labelled:  # the header is the ✓/✗ control's own label, drawn beside it (jeval_app/style.css)
         # ✓ it should pass, ✗ fail; again: clear
+        # persist_state: a judge with no result to draw (Jev before it is asked) leaves the
+        # card out, and the label must still be there when the card comes back
         st.segmented_control(head, [state.PASS, state.FAIL], key=state.truth_key(name),
-                             format_func=GLYPHS.get, on_change=state.remember_labelled_texts)
+                             format_func=GLYPHS.get, on_change=state.remember_labelled_texts,
+                             persist_state="session")
     else:
         st.markdown(head)
     st.caption(inert(f"{result.reason.replace('`', '')} Passes at score {rule} "

@@ -189,7 +189,7 @@ def editor() -> dict[str, DeltaGenerator]:
                 st.segmented_control(
                     f"Your label for {where}", [state.RELEVANT, state.NOISE],
                     key=state.label_key(uid), label_visibility="collapsed",
-                    on_change=rerun_live,
+                    on_change=rerun_live, persist_state="session",
                     help="your label: relevant or noise (click again to clear); the summary "
                          "says how far the judge agrees")
                 # a container, not st.empty(): a fragment may write only where its last full run
