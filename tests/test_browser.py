@@ -135,6 +135,24 @@ def test_the_summary_band_is_on_the_first_screen(page):
     screenshot(page, "screenshot.png")
 
 
+def rgb(css: str) -> tuple[int, ...]:
+    return tuple(int(float(v)) for v in re.findall(r"[\d.]+", css)[:3])
+
+
+def test_a_chosen_label_is_not_drawn_in_the_red_of_fail_and_noise(page):
+    """Found by a new user: the seed's chunk labelled "relevant" and its ✓ (pass) were drawn
+    in Streamlit's default red accent, the colour the page uses for FAIL and noise."""
+    chosen = []
+    for group in page.locator('[class*="st-key-label_"], [class*="st-key-truth_"]').all():
+        for button in group.locator('button[aria-checked="true"]').all():
+            if button.inner_text().strip() in ("relevant", "✓"):
+                chosen.append(rgb(button.evaluate("b => getComputedStyle(b).color")))
+    assert len(chosen) == 3, chosen  # context[0] and context[3] relevant, the verdict ✓
+    for red, green, blue in chosen:
+        assert not (red > 150 and green < 110 and blue < 110), chosen
+        assert blue > red  # the accent: a choice, not a verdict
+
+
 def test_nothing_is_cut_off_at_1280(page):
     page.set_viewport_size({"width": 1280, "height": 800})
     assert page.evaluate(TRUNCATED) == []
