@@ -31,14 +31,16 @@ def started(rows=None) -> AppTest:
 
 
 def agreement_rows(at: AppTest):
-    return next(d.value for d in at.dataframe if "labels of" in d.value.columns)
+    """The agreement table: one column per thing labelled, one row per figure."""
+    table = next(d.value for d in at.dataframe if "figure" in d.value.columns)
+    return table.set_index("figure")
 
 
 def test_a_labelled_run_shows_agreement_with_intervals_next_to_always_no():
     at = started(TWO)
     table = agreement_rows(at)
-    row = table[table["labels of"] == "chunk verdicts"].iloc[0]
-    assert row["n"] == 6
+    row = table["chunk verdicts"]
+    assert row["n"] == "6"
     assert row["always no"] == "0.50"
     assert "[" in row["accuracy"]  # an interval: three cases resampled
 
@@ -51,14 +53,14 @@ def test_a_label_given_on_one_case_is_kept_in_the_store():
         data = store.cases(run.id)[0].data
     assert data["context_labels"] == [1, 1]
     table = agreement_rows(at.run())
-    assert table[table["labels of"] == "chunk verdicts"].iloc[0]["n"] == 6
+    assert table["chunk verdicts"]["n"] == "6"
 
 
 def test_a_verdict_label_adds_the_evaluators_row():
     at = started(TWO)
     at.segmented_control(key="ds_ver_0_chunk_relevance").set_value("fail").run()
     table = agreement_rows(at.run())
-    assert "chunk_relevance pass/fail" in list(table["labels of"])
+    assert "chunk_relevance pass/fail" in table.columns
 
 
 def test_a_profile_is_fitted_from_the_runs_labels_and_kept():

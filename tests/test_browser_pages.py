@@ -82,3 +82,29 @@ def test_a_new_stores_dashboard_shows_the_example_runs_each_judge_named_once(bro
     assert " · local · " not in picked.input_value()  # the name already says the judge
     expect(page.locator(".st-key-aggregate_cards")).to_contain_text("incomplete",
                                                                     timeout=60_000)
+
+
+def test_the_agreement_table_fits_the_page_at_1280_by_800(browser, server):
+    """Found by a new user: F1, AUC and κ stood behind a horizontal scroll bar at 1280×800
+    (eight figures with their intervals side by side); now one row per figure."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"{server.url}/runs")
+    page.get_by_role("tab", name="Run detail").click(timeout=120_000)
+    heading = page.get_by_text("Agreement with your labels").first
+    heading.wait_for(timeout=120_000)
+    heading.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    top = heading.bounding_box()["y"]
+    grids = page.locator("[data-testid='stDataFrame']")
+    below = sorted((grids.nth(i).bounding_box()["y"], i) for i in range(grids.count())
+                   if grids.nth(i).bounding_box() and grids.nth(i).bounding_box()["y"] > top)
+    assert below, "no agreement table under its heading"
+    table = grids.nth(below[0][1])  # the grid draws on a canvas: found by where it stands
+    table.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    wide = table.evaluate("t => [...t.querySelectorAll('*')].some(e => "
+                          "getComputedStyle(e).overflowX !== 'visible' && "
+                          "e.scrollWidth > e.clientWidth + 1)")
+    assert not wide
+    box = table.bounding_box()
+    assert box and box["x"] + box["width"] <= 1280
