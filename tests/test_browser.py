@@ -153,6 +153,21 @@ def test_a_chosen_label_is_not_drawn_in_the_red_of_fail_and_noise(page):
         assert blue > red  # the accent: a choice, not a verdict
 
 
+def test_the_judge_card_fits_its_popover_at_1280_by_800(page):
+    """Found by a new user: F1, AUC and the unsure band stood past the popover's edge."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.get_by_text("How far to trust the local judge").first.click()
+    body = page.locator("[data-testid='stPopoverBody']").first
+    body.get_by_text("held-out data").first.wait_for(timeout=30_000)
+    edge = body.bounding_box()
+    tables = body.locator("table").all()
+    assert len(tables) >= 3  # one per question type
+    for table in tables:
+        box = table.bounding_box()
+        assert box["x"] + box["width"] <= edge["x"] + edge["width"] + 1, (box, edge)
+        assert table.evaluate("t => t.scrollWidth <= t.clientWidth + 1")
+
+
 def test_nothing_is_cut_off_at_1280(page):
     page.set_viewport_size({"width": 1280, "height": 800})
     assert page.evaluate(TRUNCATED) == []

@@ -160,13 +160,19 @@ def judge_card(judge: str, model: str | None = None) -> str:
     if not found.measured:
         return f"The **{inert(judge)}** judge has not been measured against labels here."
     who = f"{inert(judge)} judge" + (f" with {inert(found.model)}" if found.model else "")
-    rows = ["| question | held-out data | answers | accuracy | always no | F1 | AUC | unsure |",
-            "|---|---|---:|---:|---:|---:|---:|---|"]
-    for r in found.rows:
-        auc = "—" if r.auc is None else f"{r.auc:.2f}"
-        band = "none" if r.unsure[0] == r.unsure[1] else f"p {r.unsure[0]:.2f}–{r.unsure[1]:.2f}"
-        rows.append(f"| {r.question} | {inert(r.source)} | {r.answers} | {r.accuracy:.2f} | "
-                    f"{r.always_no:.2f} | {r.f1:.2f} | {auc} | {band} |")
+    # One table per question type: the question's name in a column of its own, repeated on
+    # every row, pushed F1, AUC and the unsure band out of the popover at 1280 px.
+    rows: list[str] = []
+    for question in dict.fromkeys(r.question for r in found.rows):
+        rows += ["", f"**{question}**", "",
+                 "| held-out data | answers | accuracy | always no | F1 | AUC | unsure |",
+                 "|---|---:|---:|---:|---:|---:|---|"]
+        for r in (r for r in found.rows if r.question == question):
+            auc = "—" if r.auc is None else f"{r.auc:.2f}"
+            band = ("none" if r.unsure[0] == r.unsure[1]
+                    else f"{r.unsure[0]:.2f}–{r.unsure[1]:.2f}")
+            rows.append(f"| {inert(r.source)} | {r.answers} | {r.accuracy:.2f} | "
+                        f"{r.always_no:.2f} | {r.f1:.2f} | {auc} | {band} |")
     examples = (f" It meets {found.examples_met[0]} of {found.examples_met[1]} stated truths "
                 "of the built-in examples." if found.examples_met else "")
     return (f"**How far the {who} agrees with human labels** it was not fitted "
