@@ -108,3 +108,23 @@ def test_the_agreement_table_fits_the_page_at_1280_by_800(browser, server):
     assert not wide
     box = table.bounding_box()
     assert box and box["x"] + box["width"] <= 1280
+
+
+def test_a_link_as_long_as_the_app_makes_opens_on_the_apps_server(server):
+    """Found by a new user: links of 128-200 KB were kept in the address bar but the server
+    refused them ("400 Bad Request"). A token at the longest the app makes, sent with a
+    browser's usual headers, is answered."""
+    import socket
+    from urllib.parse import urlparse
+
+    from jeval_core.inputs.share import MAX_TOKEN_CHARS
+
+    where = urlparse(server.url)
+    headers = ("Host: {host}\r\nUser-Agent: " + "Mozilla/5.0 (X11; Linux x86_64) " * 4 +
+               "\r\nAccept: text/html,application/xhtml+xml\r\nAccept-Language: en-US,en;q=0.9"
+               "\r\nCookie: " + "c" * 2000 + "\r\nConnection: close\r\n\r\n")
+    with socket.create_connection((where.hostname, where.port), timeout=30) as sock:
+        sock.sendall((f"GET /?case={'A' * MAX_TOKEN_CHARS} HTTP/1.1\r\n"
+                      + headers.format(host=where.netloc)).encode())
+        first = sock.recv(64).split(b"\r\n")[0]
+    assert first == b"HTTP/1.1 200 OK"

@@ -25,7 +25,10 @@ from . import casefile, evaluator_files
 from .casefile import CaseFile
 
 VERSION = "v1."
-MAX_TOKEN_CHARS = 200_000  # a link longer than this is not a link anyone can share
+# A link longer than this is not a link anyone can share, nor one the app's server opens: it
+# refuses a request whose line and headers pass 128 KiB (measured: a 127,000-character token
+# opens, 131,000 is "400 Bad Request"); the rest is room for the browser's headers.
+MAX_TOKEN_CHARS = 110_000
 MAX_BYTES = 1024 * 1024  # inflated JSON larger than this is refused
 # Chunks in a link (and in the Playground, which links share): an edit redraws every chunk
 # (~13 ms each here), so 100 keeps an edit near 1.5 s; bigger cases are for `jeval score`.
