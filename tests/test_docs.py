@@ -80,3 +80,28 @@ def test_each_path_under_assets_the_docs_name_is_there():
         for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
             for named in re.findall(r"assets/[\w./-]+\.\w+", line):
                 assert (ROOT / named).exists(), f"{path.name}:{number}: {named} is missing"
+
+
+def anchors(path: Path) -> set[str]:
+    """The anchors GitHub gives a Markdown file's headings."""
+    found = set()
+    for line in path.read_text("utf-8").splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            found.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return found
+
+
+def test_every_relative_link_in_the_docs_reaches_a_file_and_its_heading():
+    broken = []
+    for path in DOCS:
+        for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text("utf-8")):
+            if target.startswith(("http://", "https://", "mailto:")):
+                continue
+            file, _, anchor = target.partition("#")
+            where = (path.parent / file).resolve() if file else path
+            if not where.exists():
+                broken.append(f"{path.name}: {target}")
+            elif anchor and where.suffix == ".md" and anchor not in anchors(where):
+                broken.append(f"{path.name}: {target} (no such heading)")
+    assert not broken, broken
