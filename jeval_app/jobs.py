@@ -58,10 +58,20 @@ class Job:
     error: str | None = None
     finished: threading.Event = field(default_factory=threading.Event)
     thread: threading.Thread | None = None
+    # what Cancel also does beyond setting `cancel` (a server judge: close its connections,
+    # so that a server that never answers lets go at once instead of at its deadline)
+    interrupt: list[Callable[[], None]] = field(default_factory=list)
 
     def report(self, progress: Progress, stage: str = "", step: int = 0) -> None:
         """on_progress for run_dataset (called from scoring threads); `step` counts from 0."""
         self.stage, self.progress, self.step = stage, progress, step
+
+    def stop(self) -> None:
+        """Cancel: the work stops at its next check, and whatever it waits on is let go."""
+        self.cancel.set()
+        for let_go in self.interrupt:
+            with contextlib.suppress(Exception):
+                let_go()
 
     @property
     def done(self) -> bool:
@@ -84,7 +94,7 @@ class Job:
         """One line for the progress bar."""
         p = self.progress
         if p is None:
-            return f"Starting: {self.title}…"
+            return f"{self.title}…" + (" stopping…" if self.stopping else "")
         where = f"{self.stage}: " if self.stage else ""
         text = (f"{where}{p.done} of {p.total} cases · {p.failed} not passed · "
                 f"{p.errored} errors")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from jeval_app import custom, hosted, resources, state
+from jeval_app import custom, hosted, jobs, resources, state
 from jeval_core import Case, JevalError, Report, evaluators, judges
 from jeval_core.evaluators import Evaluator
 from jeval_core.judges import Judge
@@ -51,18 +51,50 @@ def run_scoring(case: Case, chosen: tuple[Evaluator, ...], judge: str, asked: bo
         except JevalError as err:
             return None, str(err)
     error = None
-    if asked:
-        try:
-            judge_now = hosted.from_settings()
-            try:
-                request = packed if packed is not None else prepare(case, chosen, judge_now)
-                request.check_budget()
-                state.set_hosted_report(run(request, judge_now))
-            finally:
-                judge_now.close()
-        except JevalError as err:
-            error = str(err)
+    if asked and not hosted_running():
+        error = start_hosted(case, chosen, judge, packed)
+    finished = state.get(state.HOSTED_JOB)
+    # a stopped request is let go at once: its thread may wait on the server a while longer,
+    # and whatever it brings back is not shown
+    if finished is not None and (finished.done or finished.cancel.is_set()):
+        state.drop(state.HOSTED_JOB)
+        if finished.cancel.is_set():
+            error = (f"Stopped: {judges.entry(judge).title} was not waited for; nothing was "
+                     "scored (the server may still finish the request on its side).")
+        elif finished.error:
+            error = finished.error
+        elif finished.result is not None:
+            state.set_hosted_report(finished.result)
     return state.hosted_report(), error
+
+
+def hosted_running() -> bool:
+    job = state.get(state.HOSTED_JOB)
+    return job is not None and not job.done and not job.cancel.is_set()
+
+
+def start_hosted(case: Case, chosen: tuple[Evaluator, ...], judge: str,
+                 packed: Packed | None) -> str | None:
+    """The server judge asked in the background (the page stays live, Cancel lets go of a
+    server that never answers); an error line when the request cannot even be made."""
+    try:
+        judge_now = hosted.from_settings()
+    except JevalError as err:
+        return str(err)
+    try:
+        request = packed if packed is not None else prepare(case, chosen, judge_now)
+        request.check_budget()
+    except JevalError as err:
+        judge_now.close()
+        return str(err)
+    kind = judges.entry(judge)
+    asked = len(request.asked)
+    title = (f"Asking {kind.title} {asked} question{'s' if asked != 1 else ''}"
+             + (f" in {asked} requests" if kind.per_question and asked > 1 else " in 1 request"))
+    job = jobs.start(title, lambda job: run(request, judge_now), close=(judge_now,))
+    job.interrupt.append(judge_now.close)
+    state.put(state.HOSTED_JOB, job)
+    return None
 
 
 

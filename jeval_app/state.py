@@ -64,6 +64,7 @@ JUDGE = "judge"
 CALIBRATION = "calibration"  # the calibration profile picked, as "name · fingerprint"
 BASE_URL, KEY_BOX, MODEL = "jev_base_url", "jev_key", "jev_model"  # the hosted connection
 HOSTED_LIVE = "hosted_live"
+HOSTED_JOB = "hosted_job"  # the server judge's pressed-for scoring, running in the background
 PRESENT = "present"  # presentation mode
 FOCUS = "focus"  # the chunk in focus, as its address reads (`context[2]`)
 DETAIL = "detail_pick"  # the evaluator whose details are open

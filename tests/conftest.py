@@ -77,3 +77,13 @@ def jeval_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[in
         code = int(exited.code or 0)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def press_and_wait(at, label_start: str, timeout: float = 120):
+    """Press the Playground's "Score with ..." button and wait for the background request
+    (the page stays live meanwhile), then draw the page as its poller would."""
+    [b for b in at.button if b.label.startswith(label_start)][0].click().run()
+    if "hosted_job" not in at.session_state:  # answered already, and drawn
+        return at
+    assert at.session_state["hosted_job"].wait(timeout), "the judge never answered"
+    return at.run()

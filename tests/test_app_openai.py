@@ -5,7 +5,7 @@ import math
 import re
 
 import pytest
-from conftest import load_case
+from conftest import load_case, press_and_wait
 from hostile_server import HostileServer, Reply
 from streamlit.testing.v1 import AppTest
 
@@ -43,7 +43,7 @@ def openai_app(url: str, key: str | None = None) -> AppTest:
 
 
 def press_score(at: AppTest) -> None:
-    [b for b in at.button if b.label.startswith("Score with your model")][0].click().run()
+    press_and_wait(at, "Score with your model")
 
 
 def captions(at: AppTest) -> str:
@@ -211,3 +211,26 @@ def test_compare_puts_your_model_beside_an_offline_judge():
     assert mine.summary.chunks is not None and mine.summary.chunks.chunks > 0
     (pair,) = found.pairs
     assert pair.questions > 0
+
+
+def test_a_server_that_never_answers_leaves_the_page_live_and_stop_lets_it_go():
+    """Found by a new user: "Score with your model" against a server that never answered
+    froze the session for the whole case deadline (an edit 5 s later came back after 177 s).
+    The request now runs beside the page, and Cancel lets the server go (an edit meanwhile:
+    tests/test_browser_pages.py)."""
+    import socket
+
+    with socket.socket() as silent:  # accepts connections, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        at = openai_app(f"http://127.0.0.1:{silent.getsockname()[1]}/v1")
+        [b for b in at.button if b.label.startswith("Score with your model")][0].click().run()
+        job = at.session_state["hosted_job"]
+        assert not job.done  # still waiting on the server, and the page was drawn
+        assert any(i.value.startswith("Waiting for your model") for i in at.info)
+        assert [b for b in at.button if b.label.startswith("Score with your model")][0].disabled
+        at.button(key="hosted_job_cancel").click().run()
+    assert any(e.value.startswith("Stopped") for e in at.error), [e.value for e in at.error]
+    assert "hosted_job" not in at.session_state
+    button = [b for b in at.button if b.label.startswith("Score with your model")][0]
+    assert button.disabled is False

@@ -4,7 +4,7 @@ import json
 import re
 
 import pytest
-from conftest import load_case, load_file, markdown
+from conftest import load_case, load_file, markdown, press_and_wait
 from jev_servers import FaultyServer, MockProcess
 from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
@@ -117,7 +117,7 @@ def test_the_hosted_judge_is_called_only_when_asked():
         score_button = [b for b in at.button if b.label.startswith("Score with Jev")]
         assert score_button and "~$" in score_button[0].label  # the cost shows before the call
         assert "judge: jev" not in captions(at)
-        score_button[0].click().run()
+        press_and_wait(at, "Score with Jev")
     assert "judge: jev" in captions(at) and "request id req_mock" in captions(at)
 
 
@@ -128,7 +128,7 @@ def test_hosted_results_turn_stale_when_the_case_changes_and_typing_costs_nothin
         at.sidebar.radio[0].set_value("jev").run()
         at.sidebar.text_input(key="jev_base_url").set_value(server.url).run()
         at.sidebar.text_input(key="jev_key").set_value(KEY).run()
-        [b for b in at.button if b.label.startswith("Score with Jev")][0].click().run()
+        press_and_wait(at, "Score with Jev")
         at.text_area(key="input").set_value("Are output tokens billed?").run()
     assert config.requests == 1
     assert any("the case changed" in w.value for w in at.warning)
@@ -181,10 +181,10 @@ def test_a_judge_error_shows_next_to_the_button_and_keeps_the_text():
         at.text_area(key="input").set_value(typed).run()
         assert any("Press the button to score" in i.value for i in at.info)
         assert not labels(at) and "judge: local" not in captions(at)
-        score_button(at).click().run()
+        press_and_wait(at, "Score with Jev")
     finally:
         server.stop()
-    assert len(at.error) == 1 and "(401)" in shown(at.error[0].value)
+    assert len(at.error) == 1 and "(401)" in shown(at.error[0].value), [e.value for e in at.error]
     assert "sk-wrong-000" not in shown(at.error[0].value)
     assert at.text_area(key="input").value == typed
     assert all("last good" not in w.value for w in at.warning)
@@ -201,12 +201,12 @@ def test_results_of_an_earlier_case_are_marked_stale_after_a_failure():
     config = MockConfig(key=KEY)
     with Running(config) as server:
         at = jev_app(server.url, KEY)
-        score_button(at).click().run()
+        press_and_wait(at, "Score with Jev")
         assert any("-badge[p " in m.value for m in at.markdown)
         for _ in range(2):
             [b for b in at.button if b.key and b.key.startswith("drop_")][0].click().run()
         at.sidebar.text_input(key="jev_key").set_value("sk-wrong-000").run()
-        score_button(at).click().run()
+        press_and_wait(at, "Score with Jev")
     assert len(at.error) == 1
     assert any("stale" in m.value for m in at.markdown)  # the summary band
     assert any("the case changed" in w.value for w in at.warning)
@@ -219,7 +219,7 @@ def test_a_threshold_is_a_what_if_that_asks_the_judge_nothing():
     config = MockConfig(key=KEY)
     with Running(config) as server:
         at = jev_app(server.url, KEY)
-        score_button(at).click().run()
+        press_and_wait(at, "Score with Jev")
         assert config.requests == 1
         verdicts = [m.value for m in at.markdown if m.value.startswith("## ")]
         open_expander(at, "whatif_open")
@@ -760,7 +760,7 @@ def test_a_live_hosted_error_is_one_line_beside_the_toggle_and_the_offline_verdi
         at.button(key="live_try_again").click().run()
         settle(at)
         assert len(server.seen) == 2  # but once more when asked
-    assert len(at.error) == 1 and "(401)" in shown(at.error[0].value)
+    assert len(at.error) == 1 and "(401)" in shown(at.error[0].value), [e.value for e in at.error]
     assert "the hosted judge did not answer" in captions(at)
     assert labels(at) == [SEED.label] and "judge: local" in captions(at)
     drawn = order(at)

@@ -128,3 +128,40 @@ def test_a_link_as_long_as_the_app_makes_opens_on_the_apps_server(server):
                       + headers.format(host=where.netloc)).encode())
         first = sock.recv(64).split(b"\r\n")[0]
     assert first == b"HTTP/1.1 200 OK"
+
+
+def test_your_model_never_answering_does_not_hold_the_page_and_cancel_lets_it_go(browser,
+                                                                              server):
+    """Found by a new user: against a server that never answered, "Score with your model"
+    froze the session for its whole deadline (an edit 5 s later came back after 177 s)."""
+    import socket
+
+    with socket.socket() as silent:  # accepts connections, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(server.url)
+        page.get_by_text("50% yes").first.wait_for(timeout=120_000)
+        page.get_by_text("Your own LLM (any OpenAI-compatible server)").click()
+        base = page.get_by_role("textbox", name="Base URL")
+        base.fill(f"http://127.0.0.1:{silent.getsockname()[1]}/v1")
+        base.press("Enter")
+        model = page.get_by_role("textbox", name="Model")
+        model.wait_for(timeout=30_000)
+        model.fill("m")
+        model.press("Enter")
+        page.get_by_role("button", name=re.compile("^Score with your model")).click()
+        expect(page.get_by_text(re.compile("^Asking your model 4 questions"))).to_be_visible(
+            timeout=30_000)
+        area = page.get_by_label("input — the user's question")
+        area.fill("Is output billed at all?")
+        area.press("Control+Enter")
+        # the edit is taken while the request waits: the case reads modified, still asking
+        expect(page.get_by_text(re.compile("^Modified"))).to_be_visible(timeout=30_000)
+        expect(page.get_by_text(re.compile("^Asking your model"))).to_be_visible()
+        page.get_by_role("button", name="Cancel").click()
+        expect(page.get_by_text(re.compile("^Stopped: your model was not waited for"))
+               ).to_be_visible(timeout=30_000)
+        expect(page.get_by_role("button", name=re.compile("^Score with your model"))
+               ).to_be_enabled()
+        assert area.input_value() == "Is output billed at all?"

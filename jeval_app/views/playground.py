@@ -15,7 +15,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from jeval_app import case as editing
 from jeval_app import hosted, resources, state, style
-from jeval_app.scoring_policy import is_stale, run_scoring, score_offline
+from jeval_app.scoring_policy import hosted_running, is_stale, run_scoring, score_offline
 from jeval_app.views import evaluator_editor
 from jeval_app.views import report as draw
 from jeval_app.views.boundary import boundary
@@ -46,6 +46,7 @@ from jeval_core.evaluators import EVALUATORS
 from jeval_core.request import pack
 
 KEPT = "Your text is kept."
+STOP_HELP = "stop waiting for the server: nothing is scored, your case stays as it is"
 
 
 
@@ -153,7 +154,7 @@ def live_panel(slots: Slots) -> None:
                              f"tokens, ~${packed.cost_usd:.6f})")
                 except JevalError:
                     label = f"Score with {kind.title}"
-                asked = row.button(label, type="primary")
+                asked = row.button(label, type="primary", disabled=hosted_running())
             if live_on:
                 with row:
                     live_cap()
@@ -170,6 +171,10 @@ def live_panel(slots: Slots) -> None:
         else:
             report, error = (run_scoring(case, chosen, judge, asked, packed) if chosen
                              else (None, None))
+            if asked and hosted_running():  # the page again: the button disabled, the poller on
+                st.rerun()
+            if hosted_running():  # the page stays live meanwhile; Cancel lets the server go
+                hosted_waiting()
         if state.asked("copy"):
             copy_link(token)
         if error:  # next to the button that caused it, on the first screen
@@ -215,8 +220,30 @@ def live_panel(slots: Slots) -> None:
             st.info("Pick at least one evaluator.")
             return
         if report is None:
-            if kind.hosted and not error:
+            if kind.hosted and not error and hosted_running():
+                st.info(f"Waiting for {kind.title}: its verdicts show here when they come "
+                        "(edit meanwhile, or Cancel to stop waiting).")
+            elif kind.hosted and not error:
                 st.info(f"Press the button to score this case with {kind.title} (the "
                         "offline judges' results are not shown under its name).")
             return
         scored(case, chosen, report, stale, time.perf_counter() - started, focus, standing_in)
+
+
+def hosted_waiting() -> None:
+    """While the server judge is asked in the background: what is asked, and Cancel (the
+    server is let go at once; what it may still send is not shown)."""
+    job = state.get(state.HOSTED_JOB)
+    row = st.container(horizontal=True, vertical_alignment="center", key="hosted_waiting")
+    with row:
+        st.caption(inert(job.line()))
+        st.button("Cancel", key="hosted_job_cancel", on_click=job.stop, help=STOP_HELP)
+
+
+@st.fragment(run_every=0.5)
+def hosted_poller() -> None:
+    """Draws nothing: twice a second, looks whether the server judge's answer came, and
+    then draws the page with it (only while one is awaited)."""
+    job = state.get(state.HOSTED_JOB)
+    if job is not None and job.done:
+        st.rerun()

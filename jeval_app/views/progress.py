@@ -33,8 +33,12 @@ def running(key: str) -> bool:
     return job is not None and not job.done
 
 
+CANCEL_HELP = ("stops before the next case; every finished case is kept in the run store "
+               "(continue it later from this page or with `jeval run DATA --resume RUN`)")
+
+
 @st.fragment(run_every=0.5)
-def progress(key: str) -> None:
+def progress(key: str, cancel_help: str = CANCEL_HELP) -> None:
     """While the job under `key` runs: a live progress bar and Cancel (only this part reruns,
     twice a second); once it has ended, the whole page reruns to show the results."""
     job = state.get(key)
@@ -45,8 +49,5 @@ def progress(key: str) -> None:
     # this part reruns on its own: the boundary goes with it
     with boundary("The run goes on."), st.container(border=True, key=f"{key}_progress"):
         st.progress(job.fraction(), text=inert(job.line()))
-        st.button("Cancel", key=f"{key}_cancel", on_click=job.cancel.set,
-                  disabled=job.stopping,
-                  help="stops before the next case; every finished case is kept in the run "
-                       "store (continue it later from this page or with `jeval run DATA "
-                       "--resume RUN`)")
+        st.button("Cancel", key=f"{key}_cancel", on_click=job.stop, disabled=job.stopping,
+                  help=cancel_help)
