@@ -832,6 +832,20 @@ def test_an_unsure_bar_is_drawn_in_its_own_colour_not_left_out():
     assert len(colour["scale"]["domain"]) == len(colour["scale"]["range"])
 
 
+def test_which_k_reads_supported_at_k_as_rescoring_the_cut_case_would():
+    """supported@k: the answer's faithfulness against the first k chunks, read offline; equal
+    to scoring the case cut to k chunks."""
+    from jeval_core.analysis import k_sweep
+
+    at = app()
+    open_expander(at, "ksweep_open")
+    said = next(c.value for c in at.caption if "supported@k" in c.value)
+    seed = load_case("jev_pricing")
+    for k in range(1, len(seed.context) + 1):
+        cut = score(k_sweep.cut(seed, k), [evaluators.get("faithfulness")], judges.get("local"))
+        assert f"k={k} {cut.results['faithfulness'].score:.2f}" in said
+
+
 def test_which_k_reads_every_top_k_from_the_one_scoring():
     at = app()
     assert not any("relevant chunk is in the top" in c.value for c in at.caption)  # when opened

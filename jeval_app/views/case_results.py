@@ -172,13 +172,38 @@ def which_k(case: Case, report: Report) -> None:
         marks = state.chunk_labels()
         labels = list(marks) + [None] * (len(case.context) - len(marks))
         points = k_sweep.sweep(case, k_sweep.relevance_of(case, verdicts, labels))
+        supported = supported_at_k(case, report.judge, [p.k for p in points])
+        if supported is not None:
+            points = k_sweep.with_support(points, supported)
         k_chart.chart(points, key="k_sweep")
         basis = ("your labels where given, else the judge's verdicts" if any(
             m is not None for m in marks) else "the judge's verdicts")
         best = next((p for p in points if p.recall is not None and p.recall >= 1.0), None)
         st.caption(f"relevance: {basis}. " + (
             f"Every relevant chunk is in the top {best.k} ({best.tokens} context tokens of "
-            f"{points[-1].tokens})." if best else "No chunk is relevant: recall is undefined."))
+            f"{points[-1].tokens})." if best else "No chunk is relevant: recall is undefined.")
+            + (" supported@k: the share of the answer's sentences the first k chunks support "
+               f"(faithfulness at k, read by the {report.judge} judge offline): "
+               + ", ".join(f"k={p.k} {p.supported:.2f}" for p in points
+                           if p.supported is not None) + "."
+               if supported is not None else ""))
+
+
+def supported_at_k(case: Case, judge: str, ks: list[int]) -> list[float | None] | None:
+    """Faithfulness of the answer against the first k chunks, for each k: an offline judge
+    only (no request), and only when there is an answer to read."""
+    if not (judges.known(judge) and judges.entry(judge).offline and case.output.strip()):
+        return None
+    calibration = state.calibration_for(judge)
+    found: list[float | None] = []
+    for k in ks:
+        try:
+            result = score_offline(k_sweep.cut(case, k), ("faithfulness",), judge,
+                                   calibration).results["faithfulness"]
+        except JevalError:
+            return None
+        found.append(None if result.skipped or result.score is None else float(result.score))
+    return found
 
 
 def what_if(report: Report) -> None:
