@@ -832,6 +832,18 @@ def test_an_unsure_bar_is_drawn_in_its_own_colour_not_left_out():
     assert len(colour["scale"]["domain"]) == len(colour["scale"]["range"])
 
 
+def test_judges_side_by_side_follow_the_what_if_thresholds():
+    """Found by a new user: with chunk_relevance's threshold raised to 0.9 the case failed,
+    yet "Judges side by side" still said PASS for every judge."""
+    at = app()
+    open_expander(at, "whatif_open")
+    at.slider(key="th_chunk_relevance").set_value(0.9).run()
+    open_expander(at, "compare_open")
+    at.toggle(key="compare_on").set_value(True).run()
+    said = next(m.value for m in at.markdown if "the case verdicts" in m.value)
+    assert "PASS" not in said and said.count("FAIL") == len(judges.offline_names()), said
+
+
 def test_which_k_reads_supported_at_k_as_rescoring_the_cut_case_would():
     """supported@k: the answer's faithfulness against the first k chunks, read offline; equal
     to scoring the case cut to k chunks."""

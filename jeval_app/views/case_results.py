@@ -241,14 +241,17 @@ def each_judge(case: Case, chosen: tuple[Evaluator, ...], report: Report) -> Non
         return
     reports: dict[str, Report] = {}
     names = tuple(e.name for e in chosen)
+    # every judge at the thresholds on screen (the what-if sliders included): `report` has them
+    thresholds = dict(report.thresholds)
     for judge in judges.offline_names():
         try:
-            reports[judge] = score_offline(case, names, judge, None, custom.texts(chosen))
+            reports[judge] = score_offline(case, names, judge, None, custom.texts(
+                chosen)).with_thresholds(thresholds)
         except JevalError as err:
             st.error(inert(f"{judge}: {err}"))
     answered = state.hosted_report()
     if answered is not None and not is_stale(answered, pack(case, chosen)):
-        reports[answered.judge] = answered
+        reports[answered.judge] = answered.with_thresholds(thresholds)
     if len(reports) >= 2:
         draw.judges_table(reports)
 
