@@ -100,7 +100,8 @@ def test_an_unknown_example_is_one_line_naming_those_there_are(installed, tmp_pa
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
                     reason="Debian chromium is not installed (apt-get install chromium)")
-def test_jeval_app_serves_the_playground_with_the_seed_scored(installed, tmp_path):
+def test_jeval_app_serves_the_pages_with_what_ships(installed, tmp_path):
+    """The Playground with the seed scored, the Dashboard's example runs, the Metrics page."""
     from playwright.sync_api import sync_playwright
 
     port = free_port()
@@ -114,6 +115,12 @@ def test_jeval_app_serves_the_playground_with_the_seed_scored(installed, tmp_pat
             page.goto(server.url)
             page.get_by_text("2 of 4 chunks relevant").first.wait_for(timeout=90_000)
             assert page.get_by_text("Playground").first.is_visible()
+            # the shipped example runs seed a new history; the Metrics page reads the examples
+            page.goto(f"{server.url}/runs")
+            page.get_by_text("example runs of the sample dataset").first.wait_for(
+                timeout=90_000)
+            page.goto(f"{server.url}/evaluators")
+            page.get_by_text("What to send").first.wait_for(timeout=60_000)
             browser.close()
     finally:
         server.stop()
