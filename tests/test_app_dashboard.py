@@ -178,6 +178,28 @@ def test_a_runs_which_k_reads_the_stored_verdicts_and_chooses_k():
     assert stricter  # the level moves the choice, the judge is not asked
 
 
+def test_a_runs_supported_at_k_is_the_answers_faithfulness_against_the_first_k_chunks():
+    """supported@k on a stored run (offline judge, on request): at the chosen k, the mean of
+    each answer's faithfulness scored against its first k chunks."""
+    from jeval_core import score
+    from jeval_core.analysis import k_sweep
+
+    at = app()
+    at.session_state["dash_ksweep_open"] = True
+    at.run()
+    at.toggle(key="dash_ksweep_support").set_value(True).run()
+    assert not at.exception
+    said = next(shown(c.value) for c in at.caption if "supported@k there" in shown(c.value))
+    k = int(re.search(r"\*\*k = (\d+)\*\*", said).group(1))
+    local = judges.get("local")
+    cases = [row.case for row in datasets.load(ROOT / "assets/datasets/sample.jsonl").rows]
+    found = [score(k_sweep.cut(c, k), [EVALUATORS["faithfulness"]], local).results[
+        "faithfulness"] for c in cases if c.output.strip()]
+    expected = sum(r.score for r in found if not r.skipped) / sum(
+        1 for r in found if not r.skipped)
+    assert f"**{expected:.2f}** of each answer's sentences" in said, (said, expected)
+
+
 def test_two_runs_show_each_metric_in_a_and_b_and_which_reads_worse():
     two_runs_of_chunk_relevance()  # the same scores, a stricter threshold in B
     at = app()

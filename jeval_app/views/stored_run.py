@@ -430,20 +430,32 @@ def exports(run: RunSummary, cases: Sequence[CaseRow], keys: Keys) -> None:
                           on_click="ignore", width="stretch", key=keys("jsonl"))
 
 
-def which_k(cases: Sequence[CaseRow], keys: Keys) -> None:
+def which_k(run: RunSummary, cases: Sequence[CaseRow], keys: Keys) -> None:
     """The run's k-sweep: mean precision@k and recall@k over its retrievals from the stored
-    verdicts (labels where a row has them), and the smallest k keeping a chosen recall."""
+    verdicts (labels where a row has them), and the smallest k keeping a chosen recall; on
+    request, with an offline judge, how much of each answer the first k chunks support."""
     box = st.expander("Which k? precision and recall at every top-k, from this run's verdicts",
                       key=keys("ksweep_open"), on_change="rerun")
     if not box.open:
         return
-    sweeps = [k_sweep.sweep(case, relevant) for case, relevant in judged_chunks(cases)]
+    judged = judged_chunks(cases)
+    sweeps = [k_sweep.sweep(case, relevant) for case, relevant in judged]
     with box:
         if not sweeps:
             st.caption("No case of this run judged chunk relevance.")
             return
+        answered = [case for case, _ in judged if case.output.strip()]
+        if (answered and judges.known(run.judge) and judges.entry(run.judge).offline
+                and st.toggle(f"supported@k: read each answer against its first k chunks "
+                              f"(the {run.judge} judge, offline: no request)",
+                              key=keys("ksweep_support"))):
+            with st.spinner(f"Reading {plural(len(answered), 'answer', 'answers')} at "
+                            "every k…"):
+                sweeps = [k_sweep.with_support(s, supported_at_k(case, run, s))
+                          for (case, _), s in zip(judged, sweeps, strict=True)]
         level = st.slider("recall to keep", 0.5, 1.0, 0.8, 0.05, key=keys("ksweep_recall"))
-        k_chart.chart(k_sweep.means(sweeps), key=keys("ksweep_chart"))
+        mean = k_sweep.means(sweeps)
+        k_chart.chart(mean, key=keys("ksweep_chart"))
         chosen = k_sweep.choose_k(sweeps, level)
         if chosen is None:
             st.caption(f"No k keeps mean recall at {level:.2f} (or no retrieval has a relevant "
@@ -455,7 +467,30 @@ def which_k(cases: Sequence[CaseRow], keys: Keys) -> None:
                        f"{plural(chosen.cases, 'retrieval', 'retrievals')} with a relevant "
                        f"chunk; {chosen.tokens:.0f} context tokens each, against "
                        f"{chosen.tokens_every:.0f} for every chunk). Labels stand over "
-                       "verdicts.")
+                       "verdicts." + next((
+                           f" supported@k there: **{m.supported:.2f}** of each answer's "
+                           f"sentences on average (every chunk: {mean[-1].supported:.2f})."
+                           for m in mean if m.k == chosen.k and m.supported is not None
+                           and mean[-1].supported is not None), ""))
+
+
+def supported_at_k(case: Any, run: RunSummary, points: Sequence[Any]) -> list[float | None]:
+    """The answer's faithfulness against the first k chunks at each k, by the run's offline
+    judge and profile (cached per cut case, as the Playground scores)."""
+    from jeval_app.scoring_policy import score_offline
+
+    if not case.output.strip():
+        return [None] * len(points)
+    found: list[float | None] = []
+    for p in points:
+        try:
+            result = score_offline(k_sweep.cut(case, p.k), ("faithfulness",), run.judge,
+                                   run.calibration).results["faithfulness"]
+        except JevalError:
+            found.append(None)
+            continue
+        found.append(None if result.skipped or result.score is None else float(result.score))
+    return found
 
 
 def judged_chunks(cases: Sequence[CaseRow]) -> list[tuple[Any, list[bool | None]]]:
@@ -519,7 +554,7 @@ def run_view(db: Store, run_id: str, keys: Keys) -> RunSummary | None:
                          f"first because: {errors[0]}"))
     cards(run)
     charts(run, cases)
-    which_k(cases, keys)
+    which_k(run, cases, keys)
     where_noise(cases, keys)
     st.subheader("Agreement with your labels")
     labelling.agreement_table(cases)
