@@ -9,6 +9,7 @@ import streamlit as st
 
 from jeval_app import custom, hosted, jobs, resources, state
 from jeval_core import Case, JevalError, Report, evaluators, judges
+from jeval_core.analysis import k_sweep
 from jeval_core.evaluators import Evaluator
 from jeval_core.judges import Judge
 from jeval_core.request import Packed
@@ -96,6 +97,21 @@ def start_hosted(case: Case, chosen: tuple[Evaluator, ...], judge: str,
     state.put(state.HOSTED_JOB, job)
     return None
 
+
+
+def supported_at_k(case: Case, judge: str, calibration: str | None,
+                   ks: list[int]) -> list[float | None] | None:
+    """supported@k: the answer's faithfulness against the first k chunks, for each k, read by
+    an offline judge (no request; cached per cut case); None for a server judge, a case
+    without an answer, or a judge that cannot read it."""
+    if not (judges.known(judge) and judges.entry(judge).offline and case.output.strip()):
+        return None
+    try:
+        return [k_sweep.supported_share(score_offline(
+            k_sweep.cut(case, k), ("faithfulness",), judge, calibration).results.get(
+                "faithfulness")) for k in ks]
+    except JevalError:
+        return None
 
 
 def is_stale(report: Report, now: Packed) -> bool:

@@ -8,7 +8,7 @@ import streamlit as st
 
 from jeval_app import case as editing
 from jeval_app import custom, resources, state
-from jeval_app.scoring_policy import is_stale, offline_judge, score_offline
+from jeval_app.scoring_policy import is_stale, offline_judge, score_offline, supported_at_k
 from jeval_app.views import k_chart, verdict
 from jeval_app.views import report as draw
 from jeval_app.views.card import result_cards
@@ -172,7 +172,8 @@ def which_k(case: Case, report: Report) -> None:
         marks = state.chunk_labels()
         labels = list(marks) + [None] * (len(case.context) - len(marks))
         points = k_sweep.sweep(case, k_sweep.relevance_of(case, verdicts, labels))
-        supported = supported_at_k(case, report.judge, [p.k for p in points])
+        supported = supported_at_k(case, report.judge, state.calibration_for(report.judge),
+                                   [p.k for p in points])
         if supported is not None:
             points = k_sweep.with_support(points, supported)
         k_chart.chart(points, key="k_sweep")
@@ -187,23 +188,6 @@ def which_k(case: Case, report: Report) -> None:
                + ", ".join(f"k={p.k} {p.supported:.2f}" for p in points
                            if p.supported is not None) + "."
                if supported is not None else ""))
-
-
-def supported_at_k(case: Case, judge: str, ks: list[int]) -> list[float | None] | None:
-    """Faithfulness of the answer against the first k chunks, for each k: an offline judge
-    only (no request), and only when there is an answer to read."""
-    if not (judges.known(judge) and judges.entry(judge).offline and case.output.strip()):
-        return None
-    calibration = state.calibration_for(judge)
-    found: list[float | None] = []
-    for k in ks:
-        try:
-            result = score_offline(k_sweep.cut(case, k), ("faithfulness",), judge,
-                                   calibration).results["faithfulness"]
-        except JevalError:
-            return None
-        found.append(None if result.skipped or result.score is None else float(result.score))
-    return found
 
 
 def what_if(report: Report) -> None:

@@ -16,6 +16,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from jeval_app.scoring_policy import supported_at_k
 from jeval_app.state import Keys
 from jeval_app.views import k_chart, labelling, verdict
 from jeval_app.views.boundary import error_line
@@ -451,8 +452,9 @@ def which_k(run: RunSummary, cases: Sequence[CaseRow], keys: Keys) -> None:
                               key=keys("ksweep_support"))):
             with st.spinner(f"Reading {plural(len(answered), 'answer', 'answers')} at "
                             "every k…"):
-                sweeps = [k_sweep.with_support(s, supported_at_k(case, run, s))
-                          for (case, _), s in zip(judged, sweeps, strict=True)]
+                sweeps = [k_sweep.with_support(s, supported_at_k(
+                    case, run.judge, run.calibration, [p.k for p in s]) or [None] * len(s))
+                    for (case, _), s in zip(judged, sweeps, strict=True)]
         level = st.slider("recall to keep", 0.5, 1.0, 0.8, 0.05, key=keys("ksweep_recall"))
         mean = k_sweep.means(sweeps)
         k_chart.chart(mean, key=keys("ksweep_chart"))
@@ -472,25 +474,6 @@ def which_k(run: RunSummary, cases: Sequence[CaseRow], keys: Keys) -> None:
                            f"sentences on average (every chunk: {mean[-1].supported:.2f})."
                            for m in mean if m.k == chosen.k and m.supported is not None
                            and mean[-1].supported is not None), ""))
-
-
-def supported_at_k(case: Any, run: RunSummary, points: Sequence[Any]) -> list[float | None]:
-    """The answer's faithfulness against the first k chunks at each k, by the run's offline
-    judge and profile (cached per cut case, as the Playground scores)."""
-    from jeval_app.scoring_policy import score_offline
-
-    if not case.output.strip():
-        return [None] * len(points)
-    found: list[float | None] = []
-    for p in points:
-        try:
-            result = score_offline(k_sweep.cut(case, p.k), ("faithfulness",), run.judge,
-                                   run.calibration).results["faithfulness"]
-        except JevalError:
-            found.append(None)
-            continue
-        found.append(None if result.skipped or result.score is None else float(result.score))
-    return found
 
 
 def judged_chunks(cases: Sequence[CaseRow]) -> list[tuple[Any, list[bool | None]]]:

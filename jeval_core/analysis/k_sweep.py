@@ -44,6 +44,13 @@ def cut(case: Case, k: int) -> Case:
     return replace(case, context=case.context[:k], context_meta=case.context_meta[:k])
 
 
+def supported_share(faithfulness: Result | None) -> float | None:
+    """A faithfulness Result read as supported@k's figure: its score, None when skipped."""
+    if faithfulness is None or faithfulness.skipped or faithfulness.score is None:
+        return None
+    return float(faithfulness.score)
+
+
 def with_support(points: Sequence[KPoint], supported: Sequence[float | None]) -> list[KPoint]:
     """The sweep with each k's share of supported answer sentences (faithfulness of the
     answer against the first k chunks), read by an offline judge: no request is made."""

@@ -157,8 +157,9 @@ def _noise_text(judged: Sequence[Any]) -> str:
 
 
 def _supported(report: Any) -> float | None:
-    result = report.results.get("faithfulness")
-    return None if result is None or result.skipped else float(result.score)
+    from ..analysis import k_sweep
+
+    return k_sweep.supported_share(report.results.get("faithfulness"))
 
 
 def _figure(value: float | None) -> str:
