@@ -137,10 +137,12 @@ def ordinary() -> list[Labelled]:
     """Whole ordinary retrievals: chunk relevance, support and contradiction per sentence and
     chunk, attribution of the expected answer; and ordinary sentences for toxicity. The
     team-written retrievals of product docs, policies and how-tos (retrievals/) are their own
-    source, `ordinary:retrievals`, of the same kind."""
+    source, `ordinary:retrievals`, of the same kind, and those where several or most chunks
+    answer (steps of a procedure, a list or a fact split across chunks: retrievals/steps_*)
+    another, `ordinary:steps`, so each is measured apart and has its own vote in the cut."""
     out: list[Labelled] = []
     paths = [(p, "ordinary") for p in sorted((CALIBRATION / "ordinary").glob("*.jsonl"))]
-    paths += [(p, "ordinary:retrievals")
+    paths += [(p, "ordinary:steps" if p.name.startswith("steps_") else "ordinary:retrievals")
               for p in sorted((CALIBRATION / "retrievals").glob("*.jsonl"))]
     for path, source in paths:
         for row in _lines(path):

@@ -303,7 +303,8 @@ def pairs(root: Path, seed: int = 0) -> list[Pair]:
 
 # The second stage: the first stage's reader, taught what a RAG engineer's retrievals look like.
 # Team-written retrievals (assets/calibration/retrievals/: product docs, policies, how-tos;
-# several chunks answer, a pronoun for a subject, on-topic chunks without the asked-for fact)
+# several chunks answer, a pronoun for a subject, on-topic chunks without the asked-for fact;
+# steps_*: procedures whose steps, lists or facts are spread over most of the chunks)
 # and the ordinary ones above, each chunk read on its own, beside as many first-stage pairs
 # again so the sentence and claim reading learnt first is kept.
 RETRIEVALS = CALIBRATION / "retrievals"
