@@ -133,11 +133,11 @@ LOCAL_SIGNALS = {r: (*_READER_SIGNALS.get(r, ()), *SIMILARITY_SIGNALS[r])
                  for r in SIMILARITY_SIGNALS}
 LOCAL_SIGNS = {r: (*_READER_SIGNS.get(r, ()), *SIMILARITY_SIGNS[r]) for r in SIMILARITY_SIGNS}
 LOCAL = {
-    "helps_answer": Linear(-1.89, (0.53, 0.00, -1.24, 3.87, 4.33, 0.00, -2.00)),
-    "relevant_to": Linear(3.09, (1.87, 0.00, 0.00, 0.00, 1.49, 0.00, 0.00)),
-    "supported_by": Linear(-1.05, (0.67, 0.00, -1.29, 1.97, -1.29, 0.37)),
-    "attributable_to": Linear(-1.74, (0.29, -0.22, 0.00, 2.05, 0.00, 1.10)),
-    "contradicts": Linear(-4.07, (0.59, -0.57, 6.12, 0.00, 0.00)),
+    "helps_answer": Linear(-2.08, (0.53, 0.71, -1.40, 3.27, 4.77, 0.00, -1.88)),
+    "relevant_to": Linear(1.40, (1.29, 0.00, 0.00, 0.00, 1.67, 0.00, 0.00)),
+    "supported_by": Linear(-0.47, (0.79, 0.00, -1.21, 1.17, -1.21, 0.16)),
+    "attributable_to": Linear(-2.23, (0.34, -0.25, 0.00, 2.76, 0.00, 0.95)),
+    "contradicts": Linear(-4.41, (0.55, -0.65, 6.33, 0.00, 0.00)),
     "toxic": SIMILARITY["toxic"],
     "custom": SIMILARITY["custom"],
 }

@@ -120,8 +120,10 @@ def unsure_band(p: np.ndarray, y: np.ndarray, poor: float = 0.65, width: float =
     p is cut into bins of `width` (a bin with fewer than `least` answers is joined to the next
     one outwards); starting at 0.5, the band grows a bin at a time on each side while that
     bin's accuracy stays below `poor`. (0.5, 0.5) means no band: even next to 0.5 the
-    verdicts were right often enough. `weights` weigh each answer in a bin's accuracy (each
-    kind of data its own say, as in the fit the curve came from).
+    verdicts were right often enough, or too few answers fell inside to say they were not (the
+    band's accuracy must stay below `poor` at the top of its 95% Wilson interval: 8 right of
+    13 is no evidence of a coin). `weights` weigh each answer in a bin's accuracy (each kind of
+    data its own say, as in the fit the curve came from).
     """
     right = (p >= 0.5) == (y == 1)
     w = np.ones(len(p)) if weights is None else np.asarray(weights, dtype=float)
@@ -147,7 +149,19 @@ def unsure_band(p: np.ndarray, y: np.ndarray, poor: float = 0.65, width: float =
         return edge
 
     lo, hi = grow(0.5, -width), grow(0.5, width)
-    return (round(lo, 2), round(hi, 2)) if lo < hi else (0.5, 0.5)
+    inside = (p >= lo) & (p < hi)
+    if lo >= hi or wilson_upper(accuracy(inside), int(inside.sum())) >= poor:
+        return (0.5, 0.5)
+    return (round(lo, 2), round(hi, 2))
+
+
+def wilson_upper(share: float, n: float, z: float = 1.96) -> float:
+    """The top of the Wilson score interval of a share measured on n answers."""
+    if n <= 0:
+        return 1.0
+    centre = share + z * z / (2 * n)
+    spread = z * np.sqrt(share * (1 - share) / n + z * z / (4 * n * n))
+    return float(min(1.0, (centre + spread) / (1 + z * z / n)))
 
 
 def accuracy_in(p: np.ndarray, y: np.ndarray, band: tuple[float, float]) -> tuple[float, int]:
