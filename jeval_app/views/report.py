@@ -22,6 +22,7 @@ from jeval_core.address import Address
 from jeval_core.analysis import ranking
 from jeval_core.evaluators import Evaluator
 from jeval_core.judges.card import card as measured_card
+from jeval_core.judges.card import source_note
 from jeval_core.request import one_call_per_question
 from jeval_core.results import UNSURE, Result, is_yes
 from jeval_core.scoring import DetailRow
@@ -173,6 +174,9 @@ def judge_card(judge: str, model: str | None = None) -> str:
                     else f"{r.unsure[0]:.2f}–{r.unsure[1]:.2f}")
             rows.append(f"| {inert(r.source)} | {r.answers} | {r.accuracy:.2f} | "
                         f"{r.always_no:.2f} | {r.f1:.2f} | {auc} | {band} |")
+    sources = dict.fromkeys(r.source for r in found.rows)
+    legend = "Held-out data: " + "; ".join(f"*{inert(s)}*: {inert(source_note(s))}"
+                                           for s in sources) + "."
     examples = (f" It meets {found.examples_met[0]} of {found.examples_met[1]} stated truths "
                 "of the built-in examples." if found.examples_met else "")
     return (f"**How far the {who} agrees with human labels** it was not fitted "
@@ -180,7 +184,7 @@ def judge_card(judge: str, model: str | None = None) -> str:
             "A verdict whose p falls in the unsure band (where held-out verdicts were right "
             "less than 65% of the time) is shown as *unsure*; scores and pass/fail still "
             "follow p ≥ 0.5." + examples + "\n\n" + "\n".join(rows)
-            + f"\n\nReproduce: `{found.command}`")
+            + f"\n\n{legend}\n\nReproduce: `{found.command}`")
 
 
 def bar_labels(rows: list[DetailRow]) -> list[str]:

@@ -27,8 +27,20 @@ SOURCES = {
     "adversarial": "hard hand-written pairs (same entity other aspect, near numbers...)",
     "ordinary": "ordinary retrievals: every chunk on topic, a few that answer",
     "ordinary:retrievals": "team-written retrievals of product docs, policies and how-tos",
+    "ordinary:steps": "team-written retrievals where most chunks answer (steps, lists)",
     "custom": "custom questions on whole cases, measured with the other domains' fit",
 }
+
+
+def source_note(source: str) -> str:
+    """Where a held-out source's labels come from, in one line (the card's legend)."""
+    if source in SOURCES:
+        return SOURCES[source]
+    if source.startswith("custom:"):
+        return SOURCES["custom"]
+    if source.startswith("real:"):
+        return f"human-labelled public data ({source.split(':', 1)[1]})"
+    return source
 
 
 @dataclass(frozen=True)
