@@ -105,3 +105,18 @@ def test_every_relative_link_in_the_docs_reaches_a_file_and_its_heading():
             elif anchor and where.suffix == ".md" and anchor not in anchors(where):
                 broken.append(f"{path.name}: {target} (no such heading)")
     assert not broken, broken
+
+
+def test_the_docs_site_builds_strictly(tmp_path):
+    """`mkdocs build --strict`: every page in the nav, every link and anchor resolves, the
+    README as the home page and the repository files the docs link to served beside it."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict",
+                           "--site-dir", str(tmp_path / "site")], cwd=ROOT, text=True,
+                          capture_output=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "site" / "index.html").is_file()
+    assert (tmp_path / "site" / "assets" / "screenshot.png").is_file()
