@@ -19,6 +19,7 @@ from jeval_core.calibration.fitting import Verdicts, held_out_part
 from jeval_core.case import Case
 from jeval_core.evaluators import (
     chunk_relevance,
+    context_relevancy,
     contextual_recall,
     faithfulness,
     hallucination,
@@ -133,6 +134,26 @@ def _retrieval(source: str, topic: str, held: bool, case: Case, labels: list[int
                     _case_recipe("chunk_relevance", case))
 
 
+def _statement_labels(name: str) -> dict[str, dict[str, int]]:
+    """topic -> `context[i][j]` -> 1 when that statement is relevant to the question
+    (statements/NAME: the held-out retrievals of the set NAME, labelled statement by
+    statement as context_relevancy splits them)."""
+    path = CALIBRATION / "statements" / name
+    return {row["topic"]: row["labels"] for row in _lines(path)} if path.is_file() else {}
+
+
+def _statements(source: str, topic: str, held: bool, case: Case,
+                labels: dict[str, int]) -> Labelled:
+    """Context relevancy's questions of a retrieval, with each statement's label."""
+    qs = {q.id: q for q in context_relevancy.questions(case)}
+    found = {q.subject.name: q.id for q in qs.values()}
+    if set(found) != set(labels):
+        raise ValueError(f"statements/{topic}: the labels name {sorted(labels)}, "
+                         f"the statements are {sorted(found)}")
+    return Labelled(source, topic, held, qs, {found[at]: int(v) for at, v in labels.items()},
+                    case.output, _case_recipe("context_relevancy", case))
+
+
 def ordinary() -> list[Labelled]:
     """Whole ordinary retrievals: chunk relevance, support and contradiction per sentence and
     chunk, attribution of the expected answer; and ordinary sentences for toxicity. The
@@ -145,6 +166,7 @@ def ordinary() -> list[Labelled]:
     paths += [(p, "ordinary:steps" if p.name.startswith("steps_") else "ordinary:retrievals")
               for p in sorted((CALIBRATION / "retrievals").glob("*.jsonl"))]
     for path, source in paths:
+        statement_labels = _statement_labels(path.name)
         for row in _lines(path):
             topic, held = row["topic"], held_out_part(row["topic"])
             if "text" in row:  # a sentence labelled toxic or not
@@ -157,6 +179,8 @@ def ordinary() -> list[Labelled]:
                         expected=row.get("expected") if with_expected else None,
                         context=tuple(row["context"]))
             out.append(_retrieval(source, topic, held, case, row["context_labels"]))
+            if topic in statement_labels:
+                out.append(_statements(source, topic, held, case, statement_labels[topic]))
             said = {q.id: q for q in faithfulness.questions(case)}
             if len(said) == len(row["output_labels"]):
                 out.append(Labelled(source, topic, held, said, {
