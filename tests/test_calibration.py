@@ -152,6 +152,19 @@ def test_the_held_out_topics_are_never_fitted_on():
     assert not fitted & {d.topic for d in data if d.held_out}
 
 
+def test_every_statement_context_relevancy_asks_of_a_held_out_retrieval_is_labelled():
+    """assets/calibration/statements/: each held-out team-written or ordinary retrieval's
+    statements, as context_relevancy splits them, labelled relevant to its question or not
+    (a label naming another statement is refused when the data is read)."""
+    data, _ = calibrate.load(public=False)
+    labelled = [d for d in data if d.recipe and d.recipe.get("evaluator") == "context_relevancy"]
+    retrievals = [d for d in data if d.recipe and d.recipe.get("evaluator") == "chunk_relevance"
+                  and d.source.startswith("ordinary") and d.held_out]
+    assert {d.topic for d in labelled} == {d.topic for d in retrievals}
+    assert sum(len(d.labels) for d in labelled) == 2192
+    assert 0.3 < np.mean([v for d in labelled for v in d.labels.values()]) < 0.6
+
+
 def test_the_local_judges_curves_are_fitted_where_its_reader_never_trained_or_is_measured():
     """The reader was trained on the fit part; its curves on a third of the held-out part;
     the other two thirds are only measured."""
