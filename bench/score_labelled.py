@@ -32,6 +32,7 @@ def main() -> None:
     from jeval_core.case import Case
     from jeval_core.evaluators import (
         chunk_relevance,
+        context_relevancy,
         contextual_recall,
         faithfulness,
         hallucination,
@@ -39,7 +40,8 @@ def main() -> None:
     from jeval_core.judges.local import LocalJudge
     from jeval_core.questions import TOXIC, Operand, Question
 
-    evaluators = {"chunk_relevance": chunk_relevance, "faithfulness": faithfulness,
+    evaluators = {"chunk_relevance": chunk_relevance, "context_relevancy": context_relevancy,
+                  "faithfulness": faithfulness,
                   "hallucination": hallucination, "contextual_recall": contextual_recall}
     judge = LocalJudge()
     found = []
