@@ -187,6 +187,15 @@ def test_on_hard_pairs_chunk_verdicts_beat_calling_everything_noise(measured):
     assert verdicts.accuracy > verdicts.always_no + 0.1 and verdicts.auc >= 0.72
 
 
+@pytest.mark.parametrize("source", ["ordinary", "ordinary:retrievals", "ordinary:steps"])
+def test_statement_verdicts_beat_calling_every_statement_off_topic(measured, source):
+    """Context relevancy's statements of held-out retrievals, labelled one by one: the
+    reader's verdicts beat "none is relevant" (d39196e's, reading siblings, ranked these at
+    AUC 0.64-0.69)."""
+    verdicts, *_ = measured["relevant_to"][source]
+    assert verdicts.accuracy > verdicts.always_no + 0.05 and verdicts.auc >= 0.74
+
+
 def test_faithfulness_ranks_supported_sentences_of_ordinary_answers_first(measured):
     verdicts, *_ = measured["supported_by"]["ordinary"]
     assert verdicts.auc >= 0.75 and verdicts.accuracy > verdicts.always_no
