@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -57,6 +59,38 @@ class AppServer:
 
 def launch(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+class Contexts:
+    """A test's share of the session's browser (conftest's `chromium`): the contexts it
+    opens, each a fresh profile (no cookies, storage or cache from another test), all closed
+    when the test is done with them."""
+
+    def __init__(self, browser) -> None:
+        self.browser = browser
+        self.opened: list = []
+
+    def new_context(self, **options):
+        context = self.browser.new_context(**options)
+        self.opened.append(context)
+        return context
+
+    def new_page(self, **options):
+        return self.new_context(**options).new_page()
+
+    def close(self) -> None:
+        while self.opened:
+            self.opened.pop().close()
+
+
+@contextmanager
+def fresh(browser) -> Iterator[Contexts]:
+    """Pages and contexts on the session's one chromium, closed on the way out."""
+    contexts = Contexts(browser)
+    try:
+        yield contexts
+    finally:
+        contexts.close()
 
 
 def commit(page, locator, text: str) -> None:

@@ -44,6 +44,19 @@ def _private_run_store(tmp_path_factory: pytest.TempPathFactory,
 
 
 @pytest.fixture(scope="session")
+def chromium():
+    """One Debian chromium for the whole session (per xdist worker); each test opens its own
+    contexts on it with `browser.fresh(chromium)`, so no test sees another's profile."""
+    from browser import launch
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch(p)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
 def llama(tmp_path_factory: pytest.TempPathFactory):
     """A real OpenAI-compatible server on 127.0.0.1 for the whole session: llama.cpp's
     server (xllamacpp) with SmolLM2-135M-Instruct, started once, stopped by its pid. Skipped

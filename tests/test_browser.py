@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, AppServer, commit, count_runs, enter, launch, one_run, wait_for_runs
+from browser import CHROMIUM, AppServer, commit, count_runs, enter, fresh, one_run, wait_for_runs
 from conftest import load_file
 from jev_servers import FaultyServer, down_url, free_port
 from test_questions import SEED_QUESTIONS
@@ -22,7 +22,7 @@ if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian chromium is not installed (apt-get install chromium)",
                 allow_module_level=True)
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 pytestmark = pytest.mark.browser  # a real chromium against a real server: `-m 'not browser'` skips
 
@@ -35,9 +35,8 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture
-def page(server):
-    with sync_playwright() as p:
-        browser = launch(p)
+def page(chromium, server):
+    with fresh(chromium) as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.requests_seen = []
         page.on("request", lambda r: page.requests_seen.append(r.url))
@@ -189,9 +188,8 @@ def test_nothing_is_cut_off_at_1280(page):
     assert len(tops) == 6 and sum(1 for t in tops if t < 720) >= 1, tops
 
 
-def test_copy_link_puts_the_link_on_the_clipboard_and_reload_keeps_the_edit(server):
-    with sync_playwright() as p:
-        browser = launch(p)
+def test_copy_link_puts_the_link_on_the_clipboard_and_reload_keeps_the_edit(chromium, server):
+    with fresh(chromium) as browser:
         context = browser.new_context(viewport={"width": 1280, "height": 800},
                                       permissions=["clipboard-read", "clipboard-write"])
         page = context.new_page()
@@ -270,9 +268,8 @@ def test_edits_do_not_pile_up_browser_history_entries(page):
     assert page.evaluate("history.length") == entries + 1
 
 
-def test_presentation_mode_from_the_url(server):
-    with sync_playwright() as p:
-        browser = launch(p)
+def test_presentation_mode_from_the_url(chromium, server):
+    with fresh(chromium) as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         seen = []
         page.on("request", lambda r: seen.append(r.url))
@@ -410,11 +407,10 @@ def test_a_hostile_error_message_shows_literally(page):
 
 
 @pytest.fixture
-def first_visit(tmp_path):
+def first_visit(chromium, tmp_path):
     app = AppServer(free_port(), tmp_path / "streamlit.log")
     try:
-        with sync_playwright() as p:
-            browser = launch(p)
+        with fresh(chromium) as browser:
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
             count_runs(page)
             page.app_url = app.url
@@ -534,7 +530,8 @@ def test_a_link_straight_to_a_page_opens_it_on_a_fresh_server(first_visit):
     assert page.evaluate("window.__dialogSeen") is False
 
 
-def test_the_hosted_judge_live_replaces_the_offline_verdicts_and_never_shows_the_key(tmp_path):
+def test_the_hosted_judge_live_replaces_the_offline_verdicts_and_never_shows_the_key(
+        chromium, tmp_path):
     """Issue 18 item 6 in a real browser: the toggle is off by default; on, the offline
     verdicts show marked as such while the hosted answer is pending, and the page's own
     watcher draws the hosted verdicts when it arrives; one request per edit; the key (from
@@ -552,8 +549,7 @@ def test_the_hosted_judge_live_replaces_the_offline_verdicts_and_never_shows_the
         app = AppServer(free_port(), tmp_path / "streamlit.log",
                         env={"TYPESAFE_API_KEY": key, "TYPESAFE_BASE_URL": proxy.url})
         try:
-            with sync_playwright() as p:
-                browser = launch(p)
+            with fresh(chromium) as browser:
                 page = browser.new_page(viewport={"width": 1280, "height": 800})
                 requests_seen: list[str] = []
                 page.on("request", lambda r: requests_seen.append(r.url + (r.post_data or "")))
@@ -642,13 +638,12 @@ def test_a_custom_evaluator_written_in_the_browser_answers_per_chunk_as_typed(pa
         re.search(r"case=([^&]+)", page.url).group(1)).file.evaluators[-1].name
 
 
-def test_with_every_evaluator_picked_every_chip_and_pill_is_in_view_at_1280(server):
+def test_with_every_evaluator_picked_every_chip_and_pill_is_in_view_at_1280(chromium, server):
     chosen = load_file("with_expected")
     from jeval_core import evaluators
 
     token = share.encode(chosen.case, evaluators.ALL)
-    with sync_playwright() as p:
-        browser = launch(p)
+    with fresh(chromium) as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         count_runs(page)
         page.goto(f"{server.url}/?case={token}")
@@ -675,9 +670,8 @@ def test_with_every_evaluator_picked_every_chip_and_pill_is_in_view_at_1280(serv
 
 
 @pytest.mark.parametrize("path", ["live", "datasets", "judges", "runs", "evaluators"])
-def test_every_page_title_stands_where_it_will_stay_from_its_first_frame(server, path):
-    with sync_playwright() as p:
-        browser = launch(p)
+def test_every_page_title_stands_where_it_will_stay_from_its_first_frame(chromium, server, path):
+    with fresh(chromium) as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         count_runs(page)
         page.goto(f"{server.url}/{path}")
@@ -705,9 +699,8 @@ window.__resultsAlone = 0; window.__bothShown = false;
 """
 
 
-def test_a_reloaded_playground_never_shows_its_results_before_its_case(server):
-    with sync_playwright() as p:
-        browser = launch(p)
+def test_a_reloaded_playground_never_shows_its_results_before_its_case(chromium, server):
+    with fresh(chromium) as browser:
         for visit in range(2):  # a new profile each time: nothing of Streamlit's code cached
             context = browser.new_context(viewport={"width": 1280, "height": 900})
             page = context.new_page()

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, DRAWN, QUIET_MS, AppServer, count_runs, launch, runs_done
+from browser import CHROMIUM, DRAWN, QUIET_MS, AppServer, count_runs, fresh, runs_done
 from conftest import ROOT
 from jev_servers import free_port
 
@@ -18,7 +18,7 @@ if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian chromium is not installed (apt-get install chromium)",
                 allow_module_level=True)
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 pytestmark = pytest.mark.browser  # a real chromium against a real server: `-m 'not browser'` skips
 
@@ -39,9 +39,8 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture
-def page(server):
-    with sync_playwright() as p:
-        browser = launch(p)
+def page(chromium, server):
+    with fresh(chromium) as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         count_runs(page)
         # A fresh server runs a session's first page the old way; the root is the Playground

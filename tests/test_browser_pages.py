@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, AppServer, launch
+from browser import CHROMIUM, AppServer, fresh
 from jev_servers import free_port
 
 from jeval_core.runs import run as runs
@@ -15,7 +15,7 @@ if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian chromium is not installed (apt-get install chromium)",
                 allow_module_level=True)
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 pytestmark = pytest.mark.browser  # a real chromium against a real server: `-m 'not browser'` skips
 
@@ -32,9 +32,8 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture
-def browser():
-    with sync_playwright() as p:
-        found = launch(p)
+def browser(chromium):
+    with fresh(chromium) as found:
         yield found
         found.close()
 

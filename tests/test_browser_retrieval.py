@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, AppServer, launch
+from browser import CHROMIUM, AppServer, fresh
 from conftest import ROOT
 from jev_servers import free_port
 
@@ -21,7 +21,7 @@ if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian chromium is not installed (apt-get install chromium)",
                 allow_module_level=True)
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -49,9 +49,8 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture
-def page():
-    with sync_playwright() as p:
-        browser = launch(p)
+def page(chromium):
+    with fresh(chromium) as browser:
         yield browser.new_page(viewport={"width": 1280, "height": 800})
         browser.close()
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, AppServer, launch
+from browser import CHROMIUM, AppServer, fresh
 from conftest import ROOT
 from jev_servers import free_port
 
@@ -100,17 +100,14 @@ def test_an_unknown_example_is_one_line_naming_those_there_are(installed, tmp_pa
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
                     reason="Debian chromium is not installed (apt-get install chromium)")
-def test_jeval_app_serves_the_pages_with_what_ships(installed, tmp_path):
+def test_jeval_app_serves_the_pages_with_what_ships(chromium, installed, tmp_path):
     """The Playground with the seed scored, the Dashboard's example runs, the Metrics page."""
-    from playwright.sync_api import sync_playwright
-
     port = free_port()
     server = AppServer(port, tmp_path / "app.log", cwd=tmp_path,
                        command=[str(installed / "jeval"), "app", "--port", str(port),
                                 "--no-browser"])
     try:
-        with sync_playwright() as p:
-            browser = launch(p)
+        with fresh(chromium) as browser:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(server.url)
             page.get_by_text("2 of 4 chunks relevant").first.wait_for(timeout=90_000)
