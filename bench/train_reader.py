@@ -315,7 +315,7 @@ def main() -> None:
         torch.save(model.state_dict(), WORK / "reader.pt")
         if args.rag_epochs > 0 and not (args.stop_at and args.stop_at < args.steps):
             # The second stage starts from the first's weights, with its own plan and schedule.
-            mined = mine(model, mining_pool(root, SEED), args.mined)
+            mined = mine(model, mining_pool(root, SEED), args.mined) if args.mined else []
             rag = rag_pairs(root, SEED, mined)
             steps = max(1, round(args.rag_epochs * len(rag) / args.batch))
             print(f"second stage: {len(rag)} pairs; {steps} steps of {args.batch}", flush=True)
