@@ -161,7 +161,7 @@ def test_every_statement_context_relevancy_asks_of_a_held_out_retrieval_is_label
     retrievals = [d for d in data if d.recipe and d.recipe.get("evaluator") == "chunk_relevance"
                   and d.source.startswith("ordinary") and d.held_out]
     assert {d.topic for d in labelled} == {d.topic for d in retrievals}
-    assert sum(len(d.labels) for d in labelled) == 2192
+    assert sum(len(d.labels) for d in labelled) == 3053
     assert 0.3 < np.mean([v for d in labelled for v in d.labels.values()]) < 0.6
 
 
