@@ -295,6 +295,9 @@ def main() -> None:
     parser.add_argument("--mined", type=int, default=0,
                         help="the second stage: at most this many pairs the first stage's "
                         "reader answers wrongly, from public pairs neither stage reads")
+    parser.add_argument("--more-retrievals", action="store_true",
+                        help="the second stage: also the fit parts of the retrieval sets "
+                        "written after the shipped reader (reader_data.SHIPPED_RETRIEVALS)")
     parser.add_argument("--out", type=Path, default=reader.MODEL_FILE)
     parser.add_argument("--evaluate-only", action="store_true")
     args = parser.parse_args()
@@ -316,7 +319,7 @@ def main() -> None:
         if args.rag_epochs > 0 and not (args.stop_at and args.stop_at < args.steps):
             # The second stage starts from the first's weights, with its own plan and schedule.
             mined = mine(model, mining_pool(root, SEED), args.mined) if args.mined else []
-            rag = rag_pairs(root, SEED, mined)
+            rag = rag_pairs(root, SEED, mined, args.more_retrievals)
             steps = max(1, round(args.rag_epochs * len(rag) / args.batch))
             print(f"second stage: {len(rag)} pairs; {steps} steps of {args.batch}", flush=True)
             model = train(rag, steps, args.batch, args.rag_lr, args.save_every,

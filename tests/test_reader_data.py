@@ -95,3 +95,29 @@ def test_the_second_stage_keeps_half_its_pairs_from_the_first(second_stage):
               and p.task == "relevance" for p in second_stage)
     assert rag >= len(second_stage) / 2  # the RAG-shaped pairs, and as many stage-1 pairs
     assert any(p.task == "nli" for p in second_stage)  # claims are kept in view
+
+
+def _questions_of(names: list[str]) -> set[str]:
+    return {json.loads(line)["input"] for name in names
+            for line in (reader_data.RETRIEVALS / f"{name}.jsonl").read_text("utf-8").splitlines()
+            if line.strip()}
+
+
+def test_the_second_stage_reads_only_the_retrieval_sets_the_shipped_reader_read(second_stage):
+    """The retrieval sets written after the shipped reader are measured on, not trained on,
+    so the recipe still makes the shipped weights; `--more-retrievals` adds them."""
+    later = sorted(p.stem for p in reader_data.RETRIEVALS.glob("*.jsonl")
+                   if p.stem not in reader_data.SHIPPED_RETRIEVALS)
+    assert later
+    fitted = {p.first.removeprefix("question: ") for p in second_stage
+              if p.source == "repo:retrievals"}
+    assert fitted <= _questions_of(list(reader_data.SHIPPED_RETRIEVALS))
+    assert not fitted & _questions_of(later)
+
+
+def test_more_retrievals_adds_the_fit_parts_of_the_later_sets(root, second_stage):
+    more = reader_data.rag_pairs(root, seed=7, more=True)
+    later = [p.stem for p in reader_data.RETRIEVALS.glob("*.jsonl")
+             if p.stem not in reader_data.SHIPPED_RETRIEVALS]
+    fitted = {p.first.removeprefix("question: ") for p in more if p.source == "repo:retrievals"}
+    assert fitted & _questions_of(later) and len(more) > len(second_stage)
