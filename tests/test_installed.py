@@ -24,7 +24,7 @@ SOURCES = ("pyproject.toml", "README.md", "app.py", ".streamlit", "pages", "jeva
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the built wheel and its dependencies (from the package index or
-    pip's cache), and nothing of this clone on its path: its bin folder."""
+    uv's cache), and nothing of this clone on its path: its bin folder."""
     work = tmp_path_factory.mktemp("wheel")
     source = work / "source"
     source.mkdir()
@@ -32,14 +32,17 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy2
         copy(ROOT / name, source / name, **({"ignore": shutil.ignore_patterns(
             "__pycache__")} if (ROOT / name).is_dir() else {}))
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "wheel", "--no-deps", "-w", str(work / "dist"), str(source)],
+    # uv builds and installs as pip would (the same wheel, the same index and resolution),
+    # in seconds where pip takes ~45 s here.
+    uv = [sys.executable, "-m", "uv", "--quiet"]
+    subprocess.run([*uv, "build", "--wheel", "-o", str(work / "dist"), str(source)],
                    check=True, capture_output=True, timeout=600)
     wheel = next((work / "dist").glob("jeval_playground-*.whl"))
     venv = work / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    subprocess.run([str(venv / "bin" / "pip"), "--disable-pip-version-check", "-q", "install",
-                    str(wheel)], check=True, capture_output=True, timeout=1200)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   timeout=300)
+    subprocess.run([*uv, "pip", "install", "--python", str(venv / "bin" / "python"), str(wheel)],
+                   check=True, capture_output=True, timeout=1200)
     return venv / "bin"
 
 
