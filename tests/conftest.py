@@ -10,6 +10,16 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "assets" / "examples"
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker per core and one more. Many tests spend seconds waiting on a
+    browser, a server they started or a fault's timeout, and a spare worker fills that time.
+    JEVAL_TEST_WORKERS sets the number outright."""
+    import os
+
+    wanted = os.environ.get("JEVAL_TEST_WORKERS", "")
+    return int(wanted) if wanted.isdigit() else (os.cpu_count() or 1) + 1
+
+
 def load_file(name: str) -> CaseFile:
     """A case file from assets/examples, by file stem, read the way the CLI reads it."""
     path = EXAMPLES / f"{name}.json"
