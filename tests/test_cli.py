@@ -1,4 +1,6 @@
-"""The `jeval` command through a real subprocess: JSON contract, exit codes, one-line errors.
+"""The `jeval` command: its JSON contract, exit codes and one-line errors through a real
+subprocess; what its flags mean (`--check`, `--threshold`, `--evaluators`, the text table) in
+this process, where no model is loaded again.
 
 Exit codes: 0 scored, 1 failed with --check, 2 bad input, 3 the judge could not answer.
 """
@@ -10,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, ROOT
+from conftest import EXAMPLES, ROOT, jeval_in_process
 from jev_servers import MockProcess, down_url
 
 from jeval_core import __version__, score
@@ -41,6 +43,19 @@ def jeval(*args, stdin=None, env=None):
         capture_output=True, text=True, cwd=ROOT, timeout=120,
         env={**clean, **(env or {})}, **feed,
     )
+
+
+@pytest.fixture
+def here(capsys, monkeypatch):
+    """`jeval ARGS...` in this process, with no key variables: what `jeval` would return
+    (returncode, stdout, stderr), for tests of what a flag means rather than of the process."""
+    for name in KEY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+    def run(*args):
+        code, out, err = jeval_in_process(capsys, *args)
+        return subprocess.CompletedProcess(["jeval", *args], code, out, err)
+    return run
 
 
 def keyed_env(url, key=KEY):
@@ -146,32 +161,32 @@ def test_models_lists_the_servers_models(keyed_mock):
     assert run.stdout.splitlines()[0].startswith("jev-latest")
 
 
-def test_score_text_is_a_readable_table():
-    run = jeval("score", SEED, "--format", "text")
+def test_score_text_is_a_readable_table(here):
+    run = here("score", SEED, "--format", "text")
     assert run.returncode == 0, run.stderr
     label = seed_report().results["chunk_relevance"].label
     assert "chunk_relevance" in run.stdout and label in run.stdout
     assert SEED_QUESTIONS[3] in run.stdout
 
 
-def test_request_prints_the_body_without_calling_a_judge():
-    run = jeval("request", SEED)
+def test_request_prints_the_body_without_calling_a_judge(here):
+    run = here("request", SEED)
     body = json.loads(run.stdout)
     assert set(body) == {"model", "state", "questions"}
     assert [q["instructions"] for q in body["questions"].values()] == SEED_QUESTIONS
 
 
-def test_evaluators_flag_overrides_the_case_file():
-    run = jeval("request", SEED, "--evaluators", "chunk_relevance,toxicity")
+def test_evaluators_flag_overrides_the_case_file(here):
+    run = here("request", SEED, "--evaluators", "chunk_relevance,toxicity")
     ids = list(json.loads(run.stdout)["questions"])
     assert ids == ["cr0", "cr1", "cr2", "cr3", "tx0", "tx1"]  # the answer's two sentences
 
 
-def test_a_case_with_nothing_to_ask_says_no_request_was_sent(tmp_path):
+def test_a_case_with_nothing_to_ask_says_no_request_was_sent(tmp_path, here):
     case = tmp_path / "no_expected.json"
     case.write_text(json.dumps({"input": "q?", "output": "a.", "context": ["c."],
                                 "evaluators": ["contextual_recall"]}))
-    run = jeval("score", str(case))
+    run = here("score", str(case))
     assert run.returncode == 0, run.stderr
     assert "request: none (no evaluator had anything to ask), nothing billed" in run.stdout
     assert "1 packed request" not in run.stdout
@@ -182,34 +197,34 @@ def test_case_can_come_from_stdin():
     assert run.returncode == 0 and len(json.loads(run.stdout)["questions"]) == 4
 
 
-def test_check_exits_one_when_the_case_fails():
+def test_check_exits_one_when_the_case_fails(here):
     case = str(EXAMPLES / "hallucinated_answer.json")
-    assert jeval("score", case, "--evaluators", "faithfulness").returncode == 0
-    assert jeval("score", case, "--evaluators", "faithfulness", "--check").returncode == 1
+    assert here("score", case, "--evaluators", "faithfulness").returncode == 0
+    assert here("score", case, "--evaluators", "faithfulness", "--check").returncode == 1
 
 
-def test_check_exits_one_for_an_incomplete_case_as_for_a_failed_one():
+def test_check_exits_one_for_an_incomplete_case_as_for_a_failed_one(here):
     # chunk relevance passes (2 of 4), contextual recall is skipped: INCOMPLETE, not a pass
     case = [str(EXAMPLES / "jev_pricing.json"), "--judge", "lexical",
             "--evaluators", "chunk_relevance,contextual_recall"]
-    assert jeval("score", *case).returncode == 0
-    run = jeval("score", *case, "--check")
+    assert here("score", *case).returncode == 0
+    run = here("score", *case, "--check")
     assert run.returncode == 1 and "case: INCOMPLETE" in run.stdout
 
 
-def test_a_zero_toxicity_threshold_fails_a_case_with_one_toxic_sentence(tmp_path):
+def test_a_zero_toxicity_threshold_fails_a_case_with_one_toxic_sentence(tmp_path, here):
     case = _write(tmp_path, "c.json", json.dumps(ONE_TOXIC_SENTENCE_OF_FOUR))
-    assert jeval("score", case, "--check").returncode == 0
-    run = jeval("score", case, "--check", "--threshold", "toxicity=0.0")
+    assert here("score", case, "--check").returncode == 0
+    run = here("score", case, "--check", "--threshold", "toxicity=0.0")
     assert run.returncode == 1, run.stderr
     assert "FAIL" in run.stdout and "case: FAILED" in run.stdout
 
 
-def test_the_threshold_flag_overrides_the_case_files_threshold(tmp_path):
+def test_the_threshold_flag_overrides_the_case_files_threshold(tmp_path, here):
     strict = {**ONE_TOXIC_SENTENCE_OF_FOUR, "thresholds": {"toxicity": 0.0}}
     case = _write(tmp_path, "c.json", json.dumps(strict))
-    assert jeval("score", case, "--check").returncode == 1
-    assert jeval("score", case, "--check", "--threshold", "toxicity=0.5").returncode == 0
+    assert here("score", case, "--check").returncode == 1
+    assert here("score", case, "--check", "--threshold", "toxicity=0.5").returncode == 0
 
 
 def _write(tmp_path, name, content):
