@@ -335,10 +335,10 @@ def public_measured():
     assert not notes, notes
     # Only the questions the tests below check (a chunk helps answer; a claim is supported):
     # contradiction and toxicity are measured by bench/calibrate.py, not floored here.
-    checked = [replace(d, questions={i: q for i, q in d.questions.items()
-                                     if q.relation in (HELPS_ANSWER, SUPPORTED_BY)})
-               for d in data if held_out.part(d) == "measure"]
-    table = calibrate.signals("local", [d for d in checked if d.questions])
+    read = [replace(d, questions={i: q for i, q in d.questions.items()
+                                  if q.relation in (HELPS_ANSWER, SUPPORTED_BY)})
+            for d in data if held_out.part(d) == "measure"]
+    table = calibrate.signals("local", [d for d in read if d.questions])
     return calibrate.measure("local", table)
 
 
