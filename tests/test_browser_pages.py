@@ -92,11 +92,19 @@ def test_the_agreement_table_fits_the_page_at_1280_by_800(browser, server):
     heading = page.get_by_text("Agreement with your labels").first
     heading.wait_for(timeout=120_000)
     heading.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
-    top = heading.bounding_box()["y"]
     grids = page.locator("[data-testid='stDataFrame']")
-    below = sorted((grids.nth(i).bounding_box()["y"], i) for i in range(grids.count())
-                   if grids.nth(i).bounding_box() and grids.nth(i).bounding_box()["y"] > top)
+
+    def tables_below() -> list[tuple[float, int]]:
+        top = heading.bounding_box()["y"]
+        boxes = [(grids.nth(i).bounding_box(), i) for i in range(grids.count())]
+        return sorted((box["y"], i) for box, i in boxes if box and box["y"] > top)
+
+    below = tables_below()
+    for _ in range(120):  # the table draws after its heading: up to a minute on a loaded machine
+        if below:
+            break
+        page.wait_for_timeout(500)
+        below = tables_below()
     assert below, "no agreement table under its heading"
     table = grids.nth(below[0][1])  # the grid draws on a canvas: found by where it stands
     table.scroll_into_view_if_needed()
