@@ -4,6 +4,7 @@ the smallest k that keeps a dataset's recall."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conftest import ROOT, jeval_in_process
@@ -94,3 +95,56 @@ def test_an_offline_judge_says_how_much_of_the_answer_the_first_k_chunks_support
     assert code == 0 and points[-1]["supported"] == whole.score  # every chunk: the case itself
     # the seed's answer says the legacy endpoint billed output: only context[3] says so
     assert [p["supported"] for p in points] == [0.5, 0.5, 0.5, 1.0]
+
+
+STATED = re.compile(r"`output\[(\d+)\]` is stated or directly implied by `context\[(\d+)\]`\. "
+                    r"Judge this chunk on its own\.")
+
+
+def _sweep_through_a_recording_proxy(monkeypatch, capsys, *flags: str) -> tuple[str, list, list]:
+    """`jeval sweep SEED --judge jev` against the jevcompat peer behind a proxy that records
+    each request: (stdout, request bodies, the peer's replies to them, asked again)."""
+    import httpx
+    from jev_servers import FaultyServer
+    from jevcompat.mock import MockConfig, Running
+
+    key = "sk-sweep-support-2468"
+    monkeypatch.setenv("TYPESAFE_API_KEY", key)
+    with Running(MockConfig(key=key)) as server, FaultyServer(server.url, []) as proxy:
+        monkeypatch.setenv("TYPESAFE_BASE_URL", proxy.url)
+        code, out, err = jeval_sweep(str(SEED), "--judge", "jev", "--format", "json", *flags,
+                                     capsys=capsys)
+        bodies = [json.loads(s["body"]) for s in proxy.seen if s["method"] == "POST"]
+        # the peer answers from the request alone: the same body gets the same answers
+        replies = [httpx.post(f"{server.url}/v1/systemone", json=b, timeout=10,
+                              headers={"Authorization": f"Bearer {key}"}).json()
+                   for b in bodies]
+    assert (code, err) == (0, "")
+    return out, bodies, replies
+
+
+def test_a_server_judge_gives_supported_at_k_from_the_one_request_per_retrieval(monkeypatch,
+                                                                                   capsys):
+    """Which chunk states each answer sentence is asked in the request that scores the
+    chunks, one question per sentence and chunk; each k's supported@k is the share of the
+    answer's sentences that a chunk among the first k was judged to state."""
+    out, bodies, replies = _sweep_through_a_recording_proxy(monkeypatch, capsys)
+    assert len(bodies) == 1  # the seed is one retrieval: one request, whatever the ks
+    stated: dict[int, list[tuple[int, float]]] = {}
+    for qid, q in bodies[0]["questions"].items():
+        found = STATED.fullmatch(q["instructions"])
+        if found:
+            stated.setdefault(int(found[1]), []).append(
+                (int(found[2]), replies[0]["answers"][qid]["noul"]))
+    assert sorted(stated) == [0, 1] and all(len(pairs) == 4 for pairs in stated.values())
+    expected = [sum(any(j < k and p >= 0.5 for j, p in pairs) for pairs in stated.values()) / 2
+                for k in range(1, 5)]
+    points = json.loads(out)["cases"][0]["k"]
+    assert [p["supported"] for p in points] == expected
+
+
+def test_no_support_leaves_the_sentence_chunk_questions_out_of_the_request(monkeypatch, capsys):
+    out, bodies, _ = _sweep_through_a_recording_proxy(monkeypatch, capsys, "--no-support")
+    assert len(bodies) == 1 and len(bodies[0]["questions"]) == 4  # the four chunks' questions
+    assert not any(STATED.fullmatch(q["instructions"]) for q in bodies[0]["questions"].values())
+    assert all(p["supported"] is None for p in json.loads(out)["cases"][0]["k"])

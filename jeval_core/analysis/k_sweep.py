@@ -52,9 +52,20 @@ def supported_share(faithfulness: Result | None) -> float | None:
 
 
 def with_support(points: Sequence[KPoint], supported: Sequence[float | None]) -> list[KPoint]:
-    """The sweep with each k's share of supported answer sentences (faithfulness of the
-    answer against the first k chunks), read by an offline judge: no request is made."""
+    """The sweep with each k's share of supported answer sentences: faithfulness of the
+    answer against the first k chunks read again by an offline judge (no request is made),
+    or `support_by_chunk` from a server judge's one request."""
     return [replace(p, supported=s) for p, s in zip(points, supported, strict=True)]
+
+
+def support_by_chunk(case: Case, chunk_support: Result,
+                     points: Sequence[KPoint]) -> list[float | None]:
+    """Each k's share of the answer's sentences one of the first k chunks states, read from
+    the chunk_support evaluator's answers (asked in the request that scored the chunks)."""
+    from ..evaluators import chunk_support as support
+
+    return [support.supported_at(chunk_support, len(case.output_sentences), p.k)
+            for p in points]
 
 
 def relevance_of(case: Case, verdicts: Sequence[bool | None],

@@ -1,6 +1,7 @@
 """`jeval sweep FILE`: which k (or which retriever-score cutoff) a retrieval needed.
 
-One scoring of chunk relevance per case (no extra judge request), then the k-sweep
+One scoring of chunk relevance per case (no extra judge request; a server judge is asked in
+the same request which chunk states each answer sentence, for supported@k), then the k-sweep
 (`analysis.k_sweep`): precision@k, recall@k and the context tokens at every k, a person's
 label standing over the judge's verdict wherever a dataset row has one; for a dataset, the
 mean per k and the smallest k whose mean recall reaches `--recall`, with a bootstrap
@@ -40,6 +41,9 @@ def add_parser(sub: Any) -> None:
     from .cli_judge import add_openai_flags
 
     add_openai_flags(command)
+    command.add_argument("--no-support", action="store_true",
+                         help="leave supported@k out (with a server judge it adds a question "
+                         "per answer sentence and chunk to each request)")
     command.add_argument("--format", default="text", choices=("json", "text"))
     command.set_defaults(run=main)
 
@@ -70,7 +74,7 @@ def _rows(path: str) -> list[tuple[str, Any, Sequence[bool | None] | None]]:
 def main(args: argparse.Namespace) -> int:
     from ..analysis import k_sweep
     from ..errors import CaseError
-    from ..evaluators import EVALUATORS
+    from ..evaluators import EVALUATORS, chunk_support
     from ..scoring import score
     from .cli_judge import chosen_judge
 
@@ -84,16 +88,26 @@ def main(args: argparse.Namespace) -> int:
     args.file = one_file(args.file, args, "case or dataset file")
     rows = _rows(args.file)
     judge = chosen_judge(args)
-    offline = judges.entry(args.judge).offline
+    entry = judges.entry(args.judge)
+    # supported@k from a server judge: which chunk states each answer sentence, asked in the
+    # request that scores the chunks (a judge that takes one question per request would pay
+    # a request per sentence and chunk: it gets no supported@k).
+    asks_support = not entry.offline and not entry.per_question and not args.no_support
     sweeps: list[tuple[str, list[k_sweep.KPoint], list[k_sweep.KPoint]]] = []
     judged: list[tuple[Any, list[bool | None]]] = []
     try:
         for row_id, case, labels in rows:
-            result = score(case, [EVALUATORS["chunk_relevance"]], judge).results[
-                "chunk_relevance"]
+            answers = case.output.strip()
+            report = score(case, [EVALUATORS["chunk_relevance"]]
+                           + ([chunk_support.EVALUATOR] if asks_support and answers else []),
+                           judge)
+            result = report.results["chunk_relevance"]
             relevant = k_sweep.relevance_of_result(case, result, labels)
             points = k_sweep.sweep(case, relevant)
-            if offline and case.output.strip():
+            if "chunk_support" in report.results:
+                points = k_sweep.with_support(points, k_sweep.support_by_chunk(
+                    case, report.results["chunk_support"], points))
+            elif entry.offline and answers and not args.no_support:
                 # The answer read again against the first k chunks: offline, no request.
                 points = k_sweep.with_support(points, [_supported(
                     score(k_sweep.cut(case, p.k), [EVALUATORS["faithfulness"]], judge))
