@@ -689,11 +689,17 @@ def test_every_page_title_stands_where_it_will_stay_from_its_first_frame(chromiu
 
 # From the page's first frame: every frame in which a result card is visible but no text area
 # of the case is yet (a text area stands as a grey placeholder until its code has loaded).
+# A verdict is any text of the results column or of a chunk's box (its p, its "why" words),
+# read as the person sees it: a hidden or transparent box counts as hiding its text (a text
+# that overrides its box's visibility is seen).
 RESULTS_BEFORE_CASE = """
 window.__resultsAlone = 0; window.__bothShown = false;
 (function watch() {
-  const seen = el => el !== null && el.checkVisibility({visibilityProperty: true});
-  const card = seen(document.querySelector("[class*='st-key-card_']"));
+  const seen = el => el !== null && el.checkVisibility({visibilityProperty: true,
+                                                        opacityProperty: true});
+  const card = [...document.querySelectorAll(
+    ".st-key-results [data-testid='stMarkdownContainer'], "
+    + "[class*='st-key-chunkbox_'] [data-testid='stMarkdownContainer']")].some(seen);
   const area = seen(document.querySelector("[data-testid='stTextArea'] textarea"));
   if (card && !area) window.__resultsAlone += 1;
   if (card && area) { window.__bothShown = true; return; }
@@ -703,6 +709,8 @@ window.__resultsAlone = 0; window.__bothShown = false;
 
 
 def test_a_reloaded_playground_never_shows_its_results_before_its_case(chromium, server):
+    """Nor a chunk's verdict beside a grey placeholder: while a fresh page fetches the text
+    areas' code, the case and every verdict wait for each other."""
     with fresh(chromium) as browser:
         for visit in range(2):  # a new profile each time: nothing of Streamlit's code cached
             context = browser.new_context(viewport={"width": 1280, "height": 900})

@@ -12,7 +12,7 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitAPIException
 
 from jeval_app import case as editing
-from jeval_app import custom, resources, state
+from jeval_app import custom, resources, state, style
 from jeval_app.views import evaluator_editor
 from jeval_app.views.text import inert, plural
 from jeval_core import Case, CaseError
@@ -170,7 +170,7 @@ def editor() -> dict[str, DeltaGenerator]:
         # moves, the person's label and the judge's verdict share one flex row under it,
         # which wraps when narrow: never cut off, and few blocks (each costs every edit): two
         # per chunk, the box and its row
-        with st.container(key=f"chunkbox_{uid}"):
+        with st.container(key=f"{style.CHUNK_BOX}{uid}"):
             where = Address.of_chunk(pos)
             st.text_area(str(where), key=state.chunk_key(uid), height=110,
                          persist_state="session", on_change=rerun_live)

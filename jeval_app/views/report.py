@@ -15,6 +15,7 @@ import pyarrow as pa
 import streamlit as st
 
 from jeval_app.state import REQUEST_OPEN, VERBATIM_OPEN, WHY_OPEN
+from jeval_app.style import CHUNK_BOX
 from jeval_app.views import verdict
 from jeval_app.views.text import chunk_source, inert, plural
 from jeval_core import Case, Report, export, judges
@@ -37,11 +38,11 @@ def chunk_edges(chunk_colours: dict[str, bool | None], focused: str | None = Non
 
     Only our own ids (hex) and colours go into this HTML: never any text a visitor typed.
     """
-    rules = [f".st-key-chunkbox_{uid} {{ border-left: 5px solid {verdict.HEX[yes]}; "
+    rules = [f".st-key-{CHUNK_BOX}{uid} {{ border-left: 5px solid {verdict.HEX[yes]}; "
              "padding-left: 0.5rem; }"
              for uid, yes in chunk_colours.items() if re.fullmatch(r"[0-9a-f]{8}", uid)]
     if focused is not None and re.fullmatch(r"[0-9a-f]{8}", focused):
-        rules.append(f".st-key-chunkbox_{focused} {{ box-shadow: 0 0 0 2px {FOCUS}; "
+        rules.append(f".st-key-{CHUNK_BOX}{focused} {{ box-shadow: 0 0 0 2px {FOCUS}; "
                      "background: rgba(240, 173, 78, 0.10); border-radius: 0.5rem; }")
     st.html("<style>" + "\n".join(rules) + "</style>")
 
