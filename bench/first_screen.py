@@ -5,13 +5,13 @@ areas stand as grey placeholders before that.
 
 Starts the app on a loopback port and opens it `--visits` times in new browser profiles
 (no cache). On the page's own clock, from the page's first script, it notes when each of
-these is first visible (CSS visibility counts):
+these is first visible (CSS visibility and opacity count, the element's and its boxes'):
 - the case's first text area as Streamlit's grey placeholder (it loads a widget's code only
   when a run first draws one);
 - the first text area itself;
-- the seed's result card, "50% yes".
-The results column stands hidden while the case's text areas are placeholders
-(jeval_app/views/report.py), so the last two should read the same. Prints each visit and
+- the first verdict: any text of the results column or of a chunk's box (its p).
+The results column and the chunks' boxes stand transparent while the case's text areas are
+placeholders (jeval_app/style.py), so the last two should read the same. Prints each visit and
 the medians with the load average; asserts nothing.
 """
 
@@ -34,12 +34,13 @@ from jev_servers import free_port  # noqa: E402
 
 SHOWN = """() => new Promise(done => {
   const seen = el => el !== null && el !== undefined
-    && el.checkVisibility({visibilityProperty: true});
+    && el.checkVisibility({visibilityProperty: true, opacityProperty: true});
   const at = {grey: null, editor: null, results: null};
   const tick = () => {
     const now = performance.now();
-    const card = [...document.querySelectorAll("[class*='st-key-card_']")]
-      .find(el => el.innerText.includes('50% yes'));
+    const card = [...document.querySelectorAll(
+      ".st-key-results [data-testid='stMarkdownContainer'], "
+      + "[class*='st-key-chunkbox_'] [data-testid='stMarkdownContainer']")].find(seen);
     const shown = {
       grey: document.querySelector(".st-key-input [data-testid='stSkeleton']"),
       editor: document.querySelector("[data-testid='stTextArea'] textarea"),
