@@ -106,6 +106,9 @@ class Embedder:
         tokenizer = _verified(_package_file(TOKENIZER_PACKAGE, TOKENIZER_FILE), TOKENIZER_SHA256)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
+        # wait for work without spinning: spinning threads take the cores from the app, the
+        # browser and other runs beside it (bench/contention.py: 0.62x the wall time, 3 at once)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         self._session = ort.InferenceSession(
