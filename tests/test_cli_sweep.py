@@ -101,8 +101,9 @@ STATED = re.compile(r"`output\[(\d+)\]` is stated or directly implied by `contex
                     r"Judge this chunk on its own\.")
 
 
-def _sweep_through_a_recording_proxy(monkeypatch, capsys, *flags: str) -> tuple[str, list, list]:
-    """`jeval sweep SEED --judge jev` against the jevcompat peer behind a proxy that records
+def _sweep_through_a_recording_proxy(monkeypatch, capsys, *flags: str,
+                                     case: str = str(SEED)) -> tuple[str, list, list]:
+    """`jeval sweep CASE --judge jev` against the jevcompat peer behind a proxy that records
     each request: (stdout, request bodies, the peer's replies to them, asked again)."""
     import httpx
     from jev_servers import FaultyServer
@@ -112,7 +113,7 @@ def _sweep_through_a_recording_proxy(monkeypatch, capsys, *flags: str) -> tuple[
     monkeypatch.setenv("TYPESAFE_API_KEY", key)
     with Running(MockConfig(key=key)) as server, FaultyServer(server.url, []) as proxy:
         monkeypatch.setenv("TYPESAFE_BASE_URL", proxy.url)
-        code, out, err = jeval_sweep(str(SEED), "--judge", "jev", "--format", "json", *flags,
+        code, out, err = jeval_sweep(case, "--judge", "jev", "--format", "json", *flags,
                                      capsys=capsys)
         bodies = [json.loads(s["body"]) for s in proxy.seen if s["method"] == "POST"]
         # the peer answers from the request alone: the same body gets the same answers
@@ -147,4 +148,19 @@ def test_no_support_leaves_the_sentence_chunk_questions_out_of_the_request(monke
     out, bodies, _ = _sweep_through_a_recording_proxy(monkeypatch, capsys, "--no-support")
     assert len(bodies) == 1 and len(bodies[0]["questions"]) == 4  # the four chunks' questions
     assert not any(STATED.fullmatch(q["instructions"]) for q in bodies[0]["questions"].values())
+    assert all(p["supported"] is None for p in json.loads(out)["cases"][0]["k"])
+
+
+def test_sentence_chunk_questions_that_would_break_jevs_budget_are_left_out(monkeypatch, capsys,
+                                                                            tmp_path):
+    """60 chunks of ~400 words and a 25-sentence answer: the chunks' questions fit Jev's
+    65,536-token budget, 1,500 more would not. The sweep asks the chunks alone."""
+    words = "the retention policy keeps audit records for ninety days before archiving them"
+    chunks = [f"Section {i}. " + " ".join([words] * 30) for i in range(60)]
+    answer = " ".join(f"Audit record kind {i} is kept for ninety days." for i in range(25))
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps({"input": "How long are audit records kept?", "output": answer,
+                                "context": chunks}))
+    out, bodies, _ = _sweep_through_a_recording_proxy(monkeypatch, capsys, case=str(path))
+    assert len(bodies) == 1 and len(bodies[0]["questions"]) == 60
     assert all(p["supported"] is None for p in json.loads(out)["cases"][0]["k"])

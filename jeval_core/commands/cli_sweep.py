@@ -11,6 +11,7 @@ interval. Same contract as the other commands: exit 2 with one line for bad inpu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -73,9 +74,9 @@ def _rows(path: str) -> list[tuple[str, Any, Sequence[bool | None] | None]]:
 
 def main(args: argparse.Namespace) -> int:
     from ..analysis import k_sweep
-    from ..errors import CaseError
+    from ..errors import BudgetError, CaseError
     from ..evaluators import EVALUATORS, chunk_support
-    from ..scoring import score
+    from ..scoring import prepare, run, score
     from .cli_judge import chosen_judge
 
     if not 0.0 < args.recall <= 1.0:
@@ -98,9 +99,12 @@ def main(args: argparse.Namespace) -> int:
     try:
         for row_id, case, labels in rows:
             answers = case.output.strip()
-            report = score(case, [EVALUATORS["chunk_relevance"]]
-                           + ([chunk_support.EVALUATOR] if asks_support and answers else []),
-                           judge)
+            packed = None
+            if asks_support and answers:
+                with contextlib.suppress(BudgetError):  # over Jev's budget with them: left out
+                    packed = prepare(case, [EVALUATORS["chunk_relevance"],
+                                            chunk_support.EVALUATOR], judge)
+            report = run(packed or prepare(case, [EVALUATORS["chunk_relevance"]], judge), judge)
             result = report.results["chunk_relevance"]
             relevant = k_sweep.relevance_of_result(case, result, labels)
             points = k_sweep.sweep(case, relevant)
