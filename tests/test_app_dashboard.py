@@ -231,3 +231,39 @@ def test_a_pipeline_runs_noise_is_shown_by_source_and_score_range():
     by_source, by_score = tables
     assert "webhooks.md" in set(by_source["group"]) and by_source["chunks"].sum() == 12
     assert by_score["chunks"].sum() == 12
+
+
+def test_a_hosted_runs_supported_at_k_is_read_from_its_chunk_support_answers():
+    """A run asked of the hosted judge with chunk_support beside chunk relevance (still one
+    request per case) draws supported@k from what it stored, no toggle and no request: at
+    the chosen k, the mean over the answers of the share of their sentences a chunk among
+    the first k was judged to state, as scoring each case again gives it."""
+    from jevcompat.mock import MockConfig, Running
+
+    from jeval_core import score
+    from jeval_core.evaluators import chunk_support
+    from jeval_core.judges.jev import JevJudge
+
+    sample = datasets.load(SAMPLE)
+    asked = [EVALUATORS["chunk_relevance"], chunk_support.EVALUATOR]
+    config = MockConfig(key="sk-run-support-1357")
+    with Running(config) as server:
+        judge = JevJudge(api_key="sk-run-support-1357", base_url=server.url)
+        with open_store() as store:
+            runs.run_dataset(sample, judge, store, name="hosted", chosen=asked)
+        assert config.requests == len(sample.rows)  # one request per case
+        again = [(row.case, score(row.case, asked, judge)) for row in sample.rows]
+    at = app()
+    at.session_state["dash_ksweep_open"] = True
+    at.run()
+    assert not at.exception
+    assert not [t for t in at.toggle if t.key == "dash_ksweep_support"]  # nothing to ask
+    said = next(shown(c.value) for c in at.caption if "supported@k there" in shown(c.value))
+    k = int(re.search(r"\*\*k = (\d+)\*\*", said).group(1))
+    shares = []
+    for case, report in again:
+        stated = report.results["chunk_support"]
+        if not stated.skipped:
+            shares.append(chunk_support.supported_at(stated, len(case.output_sentences), k))
+    expected = sum(shares) / len(shares)
+    assert f"**{expected:.2f}** of each answer's sentences" in said, (said, expected)

@@ -446,7 +446,15 @@ def which_k(run: RunSummary, cases: Sequence[CaseRow], keys: Keys) -> None:
             st.caption("No case of this run judged chunk relevance.")
             return
         answered = [case for case, _ in judged if case.output.strip()]
-        if (answered and judges.known(run.judge) and judges.entry(run.judge).offline
+        stated = stated_by_chunk(cases)
+        if any(r is not None for r in stated):
+            # asked in each case's one request (`jeval run --evaluators ...,chunk_support`)
+            sweeps = [s if r is None else k_sweep.with_support(
+                s, k_sweep.support_by_chunk(case, r, s))
+                for (case, _), s, r in zip(judged, sweeps, stated, strict=True)]
+            st.caption("supported@k: from this run's answers to which chunk states each "
+                       "answer sentence (chunk_support), no request.")
+        elif (answered and judges.known(run.judge) and judges.entry(run.judge).offline
                 and st.toggle(f"supported@k: read each answer against its first k chunks "
                               f"(the {run.judge} judge, offline: no request)",
                               key=keys("ksweep_support"))):
@@ -481,6 +489,14 @@ def judged_chunks(cases: Sequence[CaseRow]) -> list[tuple[Any, list[bool | None]
     return [(c.case, k_sweep.relevance_of_result(c.case, c.report.results["chunk_relevance"],
                                                  c.row.labels if c.row is not None else None))
             for c in cases if c.report is not None and "chunk_relevance" in c.report.results]
+
+
+def stated_by_chunk(cases: Sequence[CaseRow]) -> list[Any]:
+    """Per retrieval of `judged_chunks`, its chunk_support result when the run asked it and
+    it judged something (None otherwise)."""
+    found = [c.report.results.get("chunk_support") for c in cases
+             if c.report is not None and "chunk_relevance" in c.report.results]
+    return [None if r is None or r.skipped else r for r in found]
 
 
 def where_noise(cases: Sequence[CaseRow], keys: Keys) -> None:

@@ -18,6 +18,7 @@ from ..errors import CaseError
 from . import (
     answer_relevancy,
     chunk_relevance,
+    chunk_support,
     context_relevancy,
     contextual_precision,
     contextual_recall,
@@ -33,10 +34,13 @@ ALL: tuple[Evaluator, ...] = tuple(m.EVALUATOR for m in (
 ))
 NAMES = tuple(e.name for e in ALL)
 EVALUATORS: dict[str, Evaluator] = {e.name: e for e in ALL}
+# Asked by name only, never by default nor listed among the metrics: which chunk states each
+# answer sentence (what a server judge's supported@k is read from, in the same request).
+BY_NAME_ONLY: tuple[Evaluator, ...] = (chunk_support.EVALUATOR,)
 # An alias answers under the name it was asked by (Galtea's `contextual_relevancy` comes
 # back as `contextual_relevancy`): the same evaluator, named so.
 _BY_NAME: dict[str, Evaluator] = {
-    n: e if n == e.name else replace(e, name=n, aliases=()) for e in ALL
+    n: e if n == e.name else replace(e, name=n, aliases=()) for e in (*ALL, *BY_NAME_ONLY)
     for n in (e.name, *e.aliases)}
 
 
