@@ -122,8 +122,9 @@ def chosen_evaluators() -> tuple[Evaluator, ...]:
     """The evaluators picked in the multiselect, as objects (names resolved here, once); a
     custom one the session no longer holds is left out."""
     known = custom.known()
+    built_in = {*registry.EVALUATORS, *(e.name for e in registry.BY_NAME_ONLY)}
     return tuple(known[n] if n in known else registry.get(n) for n in state.evaluator_names()
-                 if n in known or n in registry.EVALUATORS)
+                 if n in known or n in built_in)
 
 
 SEPARATORS = {

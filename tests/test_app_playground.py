@@ -867,3 +867,33 @@ def test_which_k_reads_every_top_k_from_the_one_scoring():
     # the seed's labels say context[0] and context[3]: every relevant chunk only at k = 4
     assert said and "top 4" in said[0] and said[0].startswith("relevance: your labels")
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+
+
+def test_live_with_chunk_support_reads_supported_at_k_from_the_one_hosted_request(monkeypatch):
+    """chunk_support picked beside the metrics: the hosted judge's one request asks which
+    chunk states each answer sentence, and Which k? reads supported@k from those answers, as
+    scoring the case again with the same judge gives them (the peer answers from the
+    request alone)."""
+    from jeval_core.analysis import k_sweep
+    from jeval_core.evaluators import chunk_support
+    from jeval_core.judges.jev import JevJudge
+
+    picked = ["chunk_relevance", "faithfulness", "chunk_support"]
+    config = MockConfig(key=KEY)
+    with Running(config) as server:
+        at = live_app(monkeypatch, server.url)
+        at.multiselect(key="evaluators").set_value(picked).run()
+        live_toggle(at).set_value(True).run()
+        settle(at)
+        assert config.requests == 1 and "judge: jev" in captions(at)
+        open_expander(at, "ksweep_open")
+        said = next(c.value for c in at.caption if "supported@k" in c.value)
+        seed = load_case("jev_pricing")
+        again = score(seed, evaluators.resolve(picked), JevJudge(api_key=KEY,
+                                                                 base_url=server.url))
+    assert "from chunk_support's answers" in said
+    points = k_sweep.sweep(seed, [None] * len(seed.context))
+    for k, part in zip(range(1, 5), k_sweep.support_by_chunk(
+            seed, again.results["chunk_support"], points), strict=True):
+        assert f"k={k} {part:.2f}" in said, (k, part, said)
+    assert chunk_support.EVALUATOR.name in at.multiselect(key="evaluators").options

@@ -17,11 +17,13 @@ from jeval_app.views import evaluator_editor
 from jeval_app.views.text import inert, plural
 from jeval_core import Case, CaseError
 from jeval_core.address import Address
-from jeval_core.evaluators import NAMES, Evaluator
+from jeval_core.evaluators import BY_NAME_ONLY, NAMES, Evaluator
 from jeval_core.inputs import casefile, evaluator_files, share
 from jeval_core.text import one_line
 
 LIVE = "live"  # the fragment a committed edit reruns
+# offered after the eight metrics: chunk_support gives supported@k with any judge
+BY_NAME_ONLY_NAMES = tuple(e.name for e in BY_NAME_ONLY)
 
 
 
@@ -209,7 +211,8 @@ def editor() -> dict[str, DeltaGenerator]:
     notice = state.said(state.PASTE_NOTICE)
     if notice:
         st.warning(inert(notice))
-    st.multiselect("evaluators", [*NAMES, *custom.names()], key=state.EVALUATORS,
+    st.multiselect("evaluators", [*NAMES, *BY_NAME_ONLY_NAMES, *custom.names()],
+                   key=state.EVALUATORS,
                    persist_state="session", on_change=rerun_live)
     own_evaluators()
     return slots

@@ -172,8 +172,15 @@ def which_k(case: Case, report: Report) -> None:
         marks = state.chunk_labels()
         labels = list(marks) + [None] * (len(case.context) - len(marks))
         points = k_sweep.sweep(case, k_sweep.relevance_of(case, verdicts, labels))
-        supported = supported_at_k(case, report.judge, state.calibration_for(report.judge),
-                                   [p.k for p in points])
+        stated = report.results.get("chunk_support")
+        if stated is not None and not stated.skipped:  # asked with the rest: any judge
+            supported: list[float | None] | None = k_sweep.support_by_chunk(case, stated,
+                                                                             points)
+            how = "from chunk_support's answers: one chunk states the sentence"
+        else:
+            supported = supported_at_k(case, report.judge, state.calibration_for(report.judge),
+                                       [p.k for p in points])
+            how = f"faithfulness at k, read by the {report.judge} judge offline"
         if supported is not None:
             points = k_sweep.with_support(points, supported)
         k_chart.chart(points, key="k_sweep")
@@ -184,7 +191,7 @@ def which_k(case: Case, report: Report) -> None:
             f"Every relevant chunk is in the top {best.k} ({best.tokens} context tokens of "
             f"{points[-1].tokens})." if best else "No chunk is relevant: recall is undefined.")
             + (" supported@k: the share of the answer's sentences the first k chunks support "
-               f"(faithfulness at k, read by the {report.judge} judge offline): "
+               f"({how}): "
                + ", ".join(f"k={p.k} {p.supported:.2f}" for p in points
                            if p.supported is not None) + "."
                if supported is not None else ""))
