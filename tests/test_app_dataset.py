@@ -291,3 +291,17 @@ def test_a_run_left_running_by_a_crash_can_be_continued_from_the_page():
     assert metric(at, "cases scored") == "45 of 45"
     with open_store() as store:
         assert store.run(run.id).status == "finished" and store.run(run.id).done == 45
+
+
+def test_a_run_with_chunk_support_reads_supported_at_k_from_its_answers():
+    """chunk_support is offered after the metrics; a run that asked it reads supported@k in
+    its Which k? from what it stored (no toggle, no request), whatever the judge."""
+    at = app()
+    assert "chunk_support" in at.multiselect(key="ds_evaluators").options
+    at = run_with(at, "lexical", ["chunk_relevance", "chunk_support"])
+    assert not at.exception
+    at.session_state["ds_ksweep_open"] = True
+    at.run()
+    assert any("from this run's answers to which chunk states each answer sentence"
+               in c.value for c in at.caption)
+    assert any("supported@k there" in c.value for c in at.caption)

@@ -15,7 +15,7 @@ from jeval_app.views.boundary import error_line
 from jeval_app.views.text import inert
 from jeval_core import judges
 from jeval_core.errors import JevalError
-from jeval_core.evaluators import EVALUATORS, NAMES, Evaluator
+from jeval_core.evaluators import BY_NAME_ONLY, EVALUATORS, NAMES, Evaluator
 from jeval_core.inputs.datasets import Dataset
 from jeval_core.runs import run as runs
 from jeval_core.runs.records import RunSummary
@@ -57,9 +57,11 @@ def start(dataset: Dataset, judge_name: str, chosen: tuple[Evaluator, ...] | Non
 def settings(dataset: Dataset) -> None:
     """Evaluators, thresholds, a name, and Run (with what goes wrong said beside it)."""
     judge_name = state.judge_name()
-    known = {**EVALUATORS, **custom.known()}
+    # chunk_support after the metrics: a server judge's supported@k in the run's Which k?
+    known = {**EVALUATORS, **{e.name: e for e in BY_NAME_ONLY}, **custom.known()}
     picked = st.multiselect(
-        "Evaluators", [*NAMES, *custom.names()], key=KEYS("evaluators"), persist_state="session",
+        "Evaluators", [*NAMES, *(e.name for e in BY_NAME_ONLY), *custom.names()],
+        key=KEYS("evaluators"), persist_state="session",
         placeholder="each row's own (else every evaluator its fields allow)",
         help="leave empty to run what each row names, or the defaults for its fields")
     names = picked or list(NAMES)
