@@ -41,6 +41,23 @@ def test_each_k_reads_as_the_retrieval_cut_to_k_and_scored_again(case):
         assert point.precision == (sum(judged) / len(judged) if judged else None)
 
 
+@pytest.mark.parametrize("case", [load_case(n) for n in ("jev_pricing", "clean_retrieval",
+                                                         "noisy_retrieval")],
+                         ids=["seed", "clean", "noisy"])
+def test_supported_at_k_from_chunk_support_reads_as_the_cut_retrieval_asked_again(case):
+    """Each sentence-chunk question is read on its own, so the supported@k read from one
+    scoring of the whole retrieval is chunk_support's score on the retrieval cut to k."""
+    from jeval_core.evaluators import chunk_support
+
+    judge = LocalJudge()
+    whole = score(case, [chunk_support.EVALUATOR], judge).results["chunk_support"]
+    points = k_sweep.sweep(case, [None] * len(case.context))
+    for point, share in zip(points, k_sweep.support_by_chunk(case, whole, points),
+                            strict=True):
+        cut = score(k_sweep.cut(case, point.k), [chunk_support.EVALUATOR], judge)
+        assert share == cut.results["chunk_support"].score, point.k
+
+
 def test_recall_at_the_whole_retrieval_is_one_and_never_falls_as_k_grows():
     case = load_case("jev_pricing")  # two chunks relevant of four
     points = k_sweep.sweep(case, [True, False, False, True])
