@@ -122,7 +122,7 @@ def chosen_evaluators() -> tuple[Evaluator, ...]:
     """The evaluators picked in the multiselect, as objects (names resolved here, once); a
     custom one the session no longer holds is left out."""
     known = custom.known()
-    built_in = {*registry.EVALUATORS, *(e.name for e in registry.BY_NAME_ONLY)}
+    built_in = {*registry.EVALUATORS, *registry.BY_NAME_ONLY_NAMES}
     return tuple(known[n] if n in known else registry.get(n) for n in state.evaluator_names()
                  if n in known or n in built_in)
 

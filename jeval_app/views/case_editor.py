@@ -17,13 +17,11 @@ from jeval_app.views import evaluator_editor
 from jeval_app.views.text import inert, plural
 from jeval_core import Case, CaseError
 from jeval_core.address import Address
-from jeval_core.evaluators import BY_NAME_ONLY, NAMES, Evaluator
+from jeval_core.evaluators import BY_NAME_ONLY_NAMES, NAMES, Evaluator
 from jeval_core.inputs import casefile, evaluator_files, share
 from jeval_core.text import one_line
 
 LIVE = "live"  # the fragment a committed edit reruns
-# offered after the eight metrics: chunk_support gives supported@k with any judge
-BY_NAME_ONLY_NAMES = tuple(e.name for e in BY_NAME_ONLY)
 
 
 

@@ -15,7 +15,7 @@ from jeval_app.views.boundary import error_line
 from jeval_app.views.text import inert
 from jeval_core import judges
 from jeval_core.errors import JevalError
-from jeval_core.evaluators import BY_NAME_ONLY, EVALUATORS, NAMES, Evaluator
+from jeval_core.evaluators import BY_NAME_ONLY, BY_NAME_ONLY_NAMES, EVALUATORS, NAMES, Evaluator
 from jeval_core.inputs.datasets import Dataset
 from jeval_core.runs import run as runs
 from jeval_core.runs.records import RunSummary
@@ -60,7 +60,7 @@ def settings(dataset: Dataset) -> None:
     # chunk_support after the metrics: a server judge's supported@k in the run's Which k?
     known = {**EVALUATORS, **{e.name: e for e in BY_NAME_ONLY}, **custom.known()}
     picked = st.multiselect(
-        "Evaluators", [*NAMES, *(e.name for e in BY_NAME_ONLY), *custom.names()],
+        "Evaluators", [*NAMES, *BY_NAME_ONLY_NAMES, *custom.names()],
         key=KEYS("evaluators"), persist_state="session",
         placeholder="each row's own (else every evaluator its fields allow)",
         help="leave empty to run what each row names, or the defaults for its fields")

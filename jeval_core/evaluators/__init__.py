@@ -37,6 +37,7 @@ EVALUATORS: dict[str, Evaluator] = {e.name: e for e in ALL}
 # Asked by name only, never by default nor listed among the metrics: which chunk states each
 # answer sentence (what a server judge's supported@k is read from, in the same request).
 BY_NAME_ONLY: tuple[Evaluator, ...] = (chunk_support.EVALUATOR,)
+BY_NAME_ONLY_NAMES = tuple(e.name for e in BY_NAME_ONLY)  # offered after NAMES in pickers
 # An alias answers under the name it was asked by (Galtea's `contextual_relevancy` comes
 # back as `contextual_relevancy`): the same evaluator, named so.
 _BY_NAME: dict[str, Evaluator] = {

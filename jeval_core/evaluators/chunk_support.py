@@ -1,9 +1,11 @@
 """Chunk support: which chunk, judged on its own, states each sentence of the answer.
 
-Not one of the eight metrics a person picks: the k-sweep asks it of a server judge, in the
-same request as chunk relevance, so that "does the answer stay supported with only the first
-k chunks?" is read from that one request at every k (an offline judge reads faithfulness
-again against the first k chunks instead, at no cost). A sentence is supported at k when
+Not one of the eight metrics and never run by default (asked by name; the pickers offer it
+after the eight): `jeval sweep` asks it of a server judge in the same request as chunk
+relevance, so that "does the answer stay supported with only the first k chunks?" is read
+from that one request at every k, and a run or a Playground case that asked it reads
+supported@k from its answers (an offline judge can instead read faithfulness again against
+the first k chunks, at no cost). A sentence is supported at k when
 one of the first k chunks states it: a sentence that needs two chunks together reads as
 unsupported, where faithfulness (the whole context at once) may read it as supported.
 """
