@@ -227,6 +227,9 @@ def test_a_refused_jev_call_shows_its_error_on_the_first_screen(page):
         key = page.get_by_role("textbox", name="API key", exact=True)
         key.fill("sk-a-wrong-key-000")
         key.press("Enter")
+        # the key is kept once its rerun has ended: a click before that could land on the
+        # button the rerun replaces, and be lost (seen once under CI's load)
+        page.get_by_placeholder("a key is kept for this session").wait_for(timeout=30_000)
         button = page.get_by_role("button", name="Score with Jev")
         button.wait_for(timeout=30_000)
         button.click()
