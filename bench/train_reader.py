@@ -207,6 +207,15 @@ def mine(model: Reader, pool: list[Pair], most: int) -> list[Pair]:
     return mined
 
 
+def interpolated(first: Path, second: Path, alpha: float) -> dict[str, torch.Tensor]:
+    """(1 - alpha) x the first stage's weights + alpha x the second's: a reader between the
+    public data's and the retrievals' (tried, not shipped: docs/judges.md)."""
+    a = torch.load(first, weights_only=True)
+    b = torch.load(second, weights_only=True)
+    return {k: (1 - alpha) * a[k] + alpha * b[k] if a[k].is_floating_point() else b[k]
+            for k in a}
+
+
 def export(model: Reader, fp32: Path, int8: Path) -> None:
     """ONNX (fp32), then int8 weights by onnxruntime's dynamic quantization."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -298,6 +307,9 @@ def main() -> None:
     parser.add_argument("--more-retrievals", action="store_true",
                         help="the second stage: also the fit parts of the retrieval sets "
                         "written after the shipped reader (reader_data.SHIPPED_RETRIEVALS)")
+    parser.add_argument("--interpolate", type=float, default=1.0, metavar="ALPHA",
+                        help="export (1 - ALPHA) x the first stage's weights + ALPHA x the "
+                        "second's (weight-space interpolation; default 1: the second's alone)")
     parser.add_argument("--out", type=Path, default=reader.MODEL_FILE)
     parser.add_argument("--evaluate-only", action="store_true")
     args = parser.parse_args()
@@ -325,6 +337,9 @@ def main() -> None:
             model = train(rag, steps, args.batch, args.rag_lr, args.save_every,
                           WORK / "checkpoint-rag.pt", init=WORK / "reader.pt")
             torch.save(model.state_dict(), WORK / "reader-rag.pt")
+            if args.interpolate != 1.0:
+                model.load_state_dict(interpolated(WORK / "reader.pt", WORK / "reader-rag.pt",
+                                                   args.interpolate))
         export(model, WORK / "reader-fp32.onnx", args.out)
     digest = hashlib.sha256(args.out.read_bytes()).hexdigest()
     print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB), sha256 {digest}")
