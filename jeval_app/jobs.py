@@ -61,6 +61,9 @@ class Job:
     # what Cancel also does beyond setting `cancel` (a server judge: close its connections,
     # so that a server that never answers lets go at once instead of at its deadline)
     interrupt: list[Callable[[], None]] = field(default_factory=list)
+    # a page's poller saw it end and drew the page once for it (not again: a page that does
+    # not take the result in, another judge picked meanwhile, must not rerun forever)
+    noticed: bool = False
 
     def report(self, progress: Progress, stage: str = "", step: int = 0) -> None:
         """on_progress for run_dataset (called from scoring threads); `step` counts from 0."""

@@ -74,6 +74,14 @@ def hosted_running() -> bool:
     return job is not None and not job.done and not job.cancel.is_set()
 
 
+def hosted_awaited() -> bool:
+    """An answer no run has drawn yet, coming or just come: the page's poller stays on until
+    one run has. The job can end between the panel's look ("Waiting for ...") and the page's:
+    a page that polled only while it was running then waited forever (seen under load)."""
+    job = state.get(state.HOSTED_JOB)
+    return job is not None and not job.noticed and not job.cancel.is_set()
+
+
 def start_hosted(case: Case, chosen: tuple[Evaluator, ...], judge: str,
                  packed: Packed | None) -> str | None:
     """The server judge asked in the background (the page stays live, Cancel lets go of a

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from jeval_app.scoring_policy import hosted_awaited
 from jeval_app.views import case_link, playground
 
 
@@ -10,7 +11,7 @@ def page() -> None:
     st.caption("Which retrieved chunks were noise, and is the answer grounded? Every question "
                "below goes to the judge in one request.")
     playground.workbench()  # its own error boundary: it reruns on its own
-    if playground.hosted_running():  # a server judge's answer, awaited in the background
+    if hosted_awaited():  # a server judge's answer, awaited in the background
         playground.hosted_poller()
     # Last: an HTML element stands as a placeholder until its code has loaded, and at the
     # top it pushed the title down for the first half second of a visit.

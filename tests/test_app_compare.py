@@ -136,6 +136,26 @@ def run_now(at: AppTest) -> AppTest:
     return at.run()
 
 
+def test_a_comparison_that_ends_while_the_page_is_drawn_is_still_shown(monkeypatch):
+    """The comparison can end after the page collected finished ones and before it looked
+    whether to poll: the poller stays on until a run of the page has collected it."""
+    from jeval_app import state
+    from jeval_app.views import compare_page
+
+    def drawn_then_ended(dataset) -> None:
+        drawing(dataset)
+        job = state.get(compare_page.JOB)
+        if job is not None:
+            assert job.wait(300), "the comparison did not end"
+
+    drawing = compare_page.settings
+    at = app()
+    monkeypatch.setattr(compare_page, "settings", drawn_then_ended)
+    at.button(key="cmp_run").click().run()  # and no at.run(): only the page's own reruns
+    assert "cmp_job" not in at.session_state
+    assert metric(at, "same verdicts") is not None
+
+
 def test_three_judges_give_three_pairs():
     with Running(MockConfig()) as server:
         at = with_jev(app(), server.url, KEY)

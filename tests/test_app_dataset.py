@@ -129,6 +129,27 @@ def test_the_hosted_judge_without_a_key_is_refused_before_anything_runs(monkeypa
         assert store.runs() == []
 
 
+def test_a_run_that_ends_while_the_page_is_drawn_is_still_shown(monkeypatch):
+    """The run can end after the page collected finished runs and before it looked whether to
+    poll: the poller stays on until a run of the page has collected it (else the page showed
+    neither progress nor results until the next click)."""
+    from jeval_app import state
+    from jeval_app.views import dataset_page
+
+    def drawn_then_ended(dataset) -> None:
+        drawing(dataset)
+        job = state.get(dataset_page.JOB)
+        if job is not None:
+            assert job.wait(180), "the run did not end"
+
+    drawing = dataset_page.settings
+    at = app()
+    monkeypatch.setattr(dataset_page, "settings", drawn_then_ended)
+    at.button(key="ds_run_button").click().run()  # and no at.run(): only the page's own reruns
+    assert metric(at, "cases scored") == "45 of 45"
+    assert "ds_job" not in at.session_state
+
+
 def test_every_run_is_stored():
     run_with(app(), evaluators=["chunk_relevance"])
     with open_store() as store:

@@ -2,10 +2,11 @@
 
 import json
 import re
+import threading
 
 import pytest
 from conftest import load_case, load_file, markdown, press_and_wait
-from jev_servers import FaultyServer, MockProcess
+from jev_servers import FaultyServer, MockProcess, reply
 from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
 from test_questions import SEED_QUESTIONS
@@ -193,6 +194,55 @@ def test_a_judge_error_shows_next_to_the_button_and_keeps_the_text():
     first_error = next(i for i, e in enumerate(drawn) if e.startswith("error:"))
     first_area = next(i for i, e in enumerate(drawn) if e.startswith("text_area:"))
     assert first_error < first_area
+
+
+def refused_when(gate: threading.Event):
+    """A server's reply, held until `gate` opens: the key refused (401)."""
+    def refuse(handler) -> None:
+        assert gate.wait(30), "the test never opened the gate"
+        reply(handler, 401, {}, {"detail": "Invalid API key"})
+    return refuse
+
+
+def test_an_answer_that_comes_while_the_page_is_drawn_is_still_shown(monkeypatch):
+    """The request can end after the panel drew "Waiting for Jev" and before the page looked
+    whether to keep polling: the poller stays on until a run has drawn the answer. Polling
+    only while the request ran, the page waited forever (seen in a browser under load)."""
+    from jeval_app import state
+    from jeval_app.views import playground
+
+    def drawn_then_answered() -> None:
+        drawing()
+        gate.set()
+        assert state.get(state.HOSTED_JOB).wait(30), "the server never answered"
+
+    drawing, gate = playground.hosted_waiting, threading.Event()
+    with Running(MockConfig()) as mock, FaultyServer(mock.url, [refused_when(gate)]) as held:
+        at = jev_app(held.url, "sk-wrong-000")
+        monkeypatch.setattr(playground, "hosted_waiting", drawn_then_answered)
+        score_button(at).click().run()  # and no at.run(): only the page's own reruns
+    assert [e for e in at.error if "(401)" in shown(e.value)], [i.value for i in at.info]
+    assert not [i for i in at.info if i.value.startswith("Waiting for Jev")]
+    assert "hosted_job" not in at.session_state
+
+
+def test_an_answer_that_comes_under_another_judge_is_shown_when_jev_is_picked_again():
+    """Pressed with Jev, then the local judge picked before the answer came: when it comes
+    the page is drawn once (a poller that reran on every run would never let a run end), and
+    the answer is there when Jev is picked again."""
+    gate = threading.Event()
+    with Running(MockConfig()) as mock, FaultyServer(mock.url, [refused_when(gate)]) as held:
+        at = jev_app(held.url, "sk-wrong-000")
+        score_button(at).click().run()
+        at.sidebar.radio[0].set_value("local").run()
+        job = at.session_state["hosted_job"]
+        gate.set()
+        assert job.wait(30), "the server never answered"
+        at.run()  # the page as the poller draws it
+        assert "judge: local" in captions(at) and not at.error
+        at.sidebar.radio[0].set_value("jev").run()
+    assert [e for e in at.error if "(401)" in shown(e.value)], [e.value for e in at.error]
+    assert "hosted_job" not in at.session_state
 
 
 def test_results_of_an_earlier_case_are_marked_stale_after_a_failure():

@@ -243,7 +243,7 @@ def body() -> None:
         with st.expander(inert(f"Preview: {dataset.name}"), expanded=False):
             datasets.preview(dataset)
         settings(dataset)
-    if progress.running(JOB):
+    if progress.awaited(JOB):  # a job that ended since collect_into: its poller reruns
         progress.progress(JOB)
     result = state.get(RESULT)
     if result is not None and not progress.running(JOB):

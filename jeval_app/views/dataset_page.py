@@ -101,7 +101,7 @@ def body() -> None:
         with st.expander(inert(f"Preview: {dataset.name}"), expanded=quiet):
             datasets.preview(dataset)
         settings(dataset)
-    if progress.running(JOB):
+    if progress.awaited(JOB):  # a job that ended since collect_into: its poller reruns
         progress.progress(JOB)
     elif dataset is not None and not state.get(RUN):
         stopped = stopped_run(dataset)

@@ -245,5 +245,6 @@ def hosted_poller() -> None:
     """Draws nothing: twice a second, looks whether the server judge's answer came, and
     then draws the page with it (only while one is awaited)."""
     job = state.get(state.HOSTED_JOB)
-    if job is not None and job.done:
+    if job is not None and job.done and not job.noticed:
+        job.noticed = True
         st.rerun()

@@ -33,6 +33,13 @@ def running(key: str) -> bool:
     return job is not None and not job.done
 
 
+def awaited(key: str) -> bool:
+    """A job no run has collected yet, running or just ended: its poller must stay on until
+    one does. A job can end between a run's first look and its last (under load, seen), and a
+    page that polled only while it was running then waited for a rerun that never came."""
+    return state.get(key) is not None
+
+
 CANCEL_HELP = ("stops before the next case; every finished case is kept in the run store "
                "(continue it later from this page or with `jeval run DATA --resume RUN`)")
 
