@@ -110,3 +110,20 @@ def press_and_wait(at, label_start: str, timeout: float = 120):
         return at
     assert at.session_state["hosted_job"].wait(timeout), "the judge never answered"
     return at.run()
+
+
+def job_ends_after_settings(monkeypatch: pytest.MonkeyPatch, page_module) -> None:
+    """Make a Dataset or Compare run end right after the page drew its settings: between the
+    page's collecting of finished jobs and its look whether to poll (the race a loaded
+    machine runs into)."""
+    from jeval_app import state
+
+    drawing = page_module.settings
+
+    def drawn_then_ended(dataset) -> None:
+        drawing(dataset)
+        job = state.get(page_module.JOB)
+        if job is not None:
+            assert job.wait(300), "the job did not end"
+
+    monkeypatch.setattr(page_module, "settings", drawn_then_ended)

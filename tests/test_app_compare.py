@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+from conftest import job_ends_after_settings
 from jevcompat.mock import MockConfig, Running
 from streamlit.testing.v1 import AppTest
 
@@ -139,18 +140,10 @@ def run_now(at: AppTest) -> AppTest:
 def test_a_comparison_that_ends_while_the_page_is_drawn_is_still_shown(monkeypatch):
     """The comparison can end after the page collected finished ones and before it looked
     whether to poll: the poller stays on until a run of the page has collected it."""
-    from jeval_app import state
     from jeval_app.views import compare_page
 
-    def drawn_then_ended(dataset) -> None:
-        drawing(dataset)
-        job = state.get(compare_page.JOB)
-        if job is not None:
-            assert job.wait(300), "the comparison did not end"
-
-    drawing = compare_page.settings
     at = app()
-    monkeypatch.setattr(compare_page, "settings", drawn_then_ended)
+    job_ends_after_settings(monkeypatch, compare_page)
     at.button(key="cmp_run").click().run()  # and no at.run(): only the page's own reruns
     assert "cmp_job" not in at.session_state
     assert metric(at, "same verdicts") is not None

@@ -11,7 +11,7 @@ import threading
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, job_ends_after_settings
 from streamlit.testing.v1 import AppTest
 
 from jeval_app import resources
@@ -133,18 +133,10 @@ def test_a_run_that_ends_while_the_page_is_drawn_is_still_shown(monkeypatch):
     """The run can end after the page collected finished runs and before it looked whether to
     poll: the poller stays on until a run of the page has collected it (else the page showed
     neither progress nor results until the next click)."""
-    from jeval_app import state
     from jeval_app.views import dataset_page
 
-    def drawn_then_ended(dataset) -> None:
-        drawing(dataset)
-        job = state.get(dataset_page.JOB)
-        if job is not None:
-            assert job.wait(180), "the run did not end"
-
-    drawing = dataset_page.settings
     at = app()
-    monkeypatch.setattr(dataset_page, "settings", drawn_then_ended)
+    job_ends_after_settings(monkeypatch, dataset_page)
     at.button(key="ds_run_button").click().run()  # and no at.run(): only the page's own reruns
     assert metric(at, "cases scored") == "45 of 45"
     assert "ds_job" not in at.session_state
