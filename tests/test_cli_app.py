@@ -5,6 +5,11 @@ installed wheel is tests/test_installed.py's)."""
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
+import threading
+import webbrowser
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from conftest import ROOT, jeval_in_process
 
@@ -36,6 +41,57 @@ def test_jeval_app_carries_the_apps_own_streamlit_settings():
     assert flag(line, "--client.showErrorDetails") == "none"
     assert flag(line, "--runner.magicEnabled") == "false"
     assert flag(line, "--server.headless") == "true"
+
+
+def test_jeval_app_never_lets_streamlit_ask_for_an_email():
+    """Streamlit not headless asks a first-time user for an e-mail on stdin, and without a
+    terminal exits 255 without a word: `jeval app` runs it headless and opens the tab itself."""
+    assert flag(app_line(), "--server.headless") == "true"
+
+
+class Health(BaseHTTPRequestHandler):
+    """Answers Streamlit's health check once `ready` is set (503 before)."""
+
+    ready = threading.Event()
+
+    def do_GET(self) -> None:
+        ok = self.path == "/_stcore/health" and self.ready.is_set()
+        self.send_response(200 if ok else 503)
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_the_tab_opens_once_the_app_answers(monkeypatch):
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", opened.append)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Health)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        url = cli_app.browser_url("127.0.0.1", server.server_address[1])
+        threading.Timer(0.5, Health.ready.set).start()
+        assert cli_app.open_when_ready(url, running) is True
+    finally:
+        running.kill()
+        running.wait()
+        server.shutdown()
+        server.server_close()
+    assert opened == [url]
+
+
+def test_no_tab_opens_for_a_server_that_stopped(monkeypatch):
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", opened.append)
+    stopped = subprocess.Popen([sys.executable, "-c", "raise SystemExit(1)"])
+    stopped.wait()
+    assert cli_app.open_when_ready("http://127.0.0.1:9", stopped) is False and opened == []
+
+
+def test_a_tab_for_an_app_served_on_every_address_opens_on_this_machine():
+    assert cli_app.browser_url("0.0.0.0", 8501) == "http://127.0.0.1:8501"
+    assert cli_app.browser_url("::1", 8501) == "http://[::1]:8501"
 
 
 def test_options_after_a_double_dash_go_to_streamlit_as_they_are():

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,28 @@ def test_an_unknown_example_is_one_line_naming_those_there_are(installed, tmp_pa
     done = jeval(installed, "score", "--example", "jev_pricng", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "jev_pricing" in done.stderr
+
+
+def test_jeval_app_on_a_first_run_opens_the_tab_without_asking_anything(installed, tmp_path):
+    """A home where Streamlit never ran and no terminal: the app serves, and the tab opens
+    on its address (through $BROWSER, which records it) once it answers."""
+    seen = tmp_path / "opened.txt"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\necho "$1" > {seen}\n')
+    browser.chmod(0o755)
+    port = free_port()
+    server = AppServer(port, tmp_path / "app.log", cwd=tmp_path,
+                       env={"HOME": str(tmp_path), "BROWSER": str(browser)},
+                       command=[str(installed / "jeval"), "app", "--port", str(port)])
+    try:
+        for _ in range(100):
+            if seen.exists():
+                break
+            time.sleep(0.1)
+    finally:
+        server.stop()
+    assert seen.read_text().strip() == server.url
+    assert "Email" not in (tmp_path / "app.log").read_text()
 
 
 @pytest.mark.browser

@@ -10,8 +10,11 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import signal
+import socket
 import subprocess
 import sys
+import threading
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -73,19 +76,62 @@ def command(args: argparse.Namespace) -> list[str]:
     if extra[:1] == ["--"]:
         extra = extra[1:]
     script = app_script()
+    # always headless: otherwise a first run asks for an e-mail on stdin (and, without a
+    # terminal, exits 255 without a word); the browser tab is opened by `jeval app` itself
     chosen = settings(script) | {"server.address": args.address.strip(),
                                  "server.port": str(args.port),
-                                 "server.headless": "false" if args.browser else "true"}
+                                 "server.headless": "true"}
     flags = [part for key, value in chosen.items() for part in (f"--{key}", value)]
     return [sys.executable, "-m", "streamlit", "run", str(script), *flags, *extra]
 
 
+def free_port(address: str) -> int:
+    """--port 0: the first free one, chosen here so that the tab opens at the right place."""
+    with socket.socket() as probe:
+        probe.bind((address, 0))
+        return int(probe.getsockname()[1])
+
+
+def browser_url(address: str, port: int) -> str:
+    """Where a browser on this machine finds the app (any-address binds included)."""
+    host = "127.0.0.1" if address in ("0.0.0.0", "::", "") else address
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}"
+
+
+def open_when_ready(url: str, child: subprocess.Popen, deadline_s: float = 120) -> bool:
+    """Open a browser tab on `url` once the app answers its health check; not at all if the
+    server stopped first. True if a tab was asked for."""
+    import webbrowser
+
+    import httpx  # only for `jeval app`: the other commands never pay for it
+
+    until = time.monotonic() + deadline_s
+    while child.poll() is None and time.monotonic() < until:
+        try:
+            if httpx.get(f"{url}/_stcore/health", timeout=1).status_code == 200:
+                webbrowser.open(url)
+                return True
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    return False
+
+
 def _run_app(args: argparse.Namespace) -> int:
+    if args.port == 0:
+        try:
+            args.port = free_port(args.address.strip())
+        except OSError as err:
+            raise CaseError(f"--address {args.address}: cannot serve there "
+                            f"({err.strerror or err}); give an address of this machine") from err
     try:
         child = subprocess.Popen(command(args))
     except OSError as err:
         raise CaseError(f"cannot start Streamlit ({err.strerror or err}): reinstall "
                         "jeval-playground") from err
+    if args.browser:
+        threading.Thread(target=open_when_ready, daemon=True, name="jeval-app-browser",
+                         args=(browser_url(args.address.strip(), args.port), child)).start()
     try:
         return child.wait()
     except KeyboardInterrupt:
